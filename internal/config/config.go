@@ -1,0 +1,261 @@
+// Package config holds the research configuration with its defaults and validation, and the
+// process settings read from the environment by the worker and the starter.
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Strategy names.
+const (
+	StrategySaturation = "saturation"
+	StrategyFixed      = "fixed"
+)
+
+// Novelty methods.
+const (
+	NoveltyHeuristic = "heuristic"
+	NoveltyModel     = "model"
+	NoveltyEmbedding = "embedding"
+)
+
+// Known search providers.
+var Providers = []string{"corpus", "searxng", "duckduckgo", "meilisearch"}
+
+// MaxQuestionBytes bounds the question a run accepts.
+const MaxQuestionBytes = 4096
+
+// Research is the per-run configuration. Zero values mean "use the default" except for the
+// pointer fields, where zero is a meaningful choice.
+type Research struct {
+	Strategy         string   `json:"strategy,omitempty"`
+	FixedRounds      int      `json:"fixed_rounds,omitempty"`
+	MinRounds        int      `json:"min_rounds,omitempty"`
+	MaxRounds        int      `json:"max_rounds,omitempty"`
+	NoveltyThreshold *float64 `json:"novelty_threshold,omitempty"`
+	KnowledgeCap     int      `json:"knowledge_cap,omitempty"`
+	Epsilon          *float64 `json:"epsilon,omitempty"`
+	QualityFloor     int      `json:"quality_floor,omitempty"`
+	EnrichCount      *int     `json:"enrich_count,omitempty"`
+	EnrichOverlapCut *float64 `json:"enrich_overlap_cut,omitempty"`
+	Provider         string   `json:"provider,omitempty"`
+	ResultsPerQuery  int      `json:"results_per_query,omitempty"`
+	Novelty          string   `json:"novelty,omitempty"`
+	NoCache          bool     `json:"no_cache,omitempty"`
+	// Budget limits for model use; 0 means unlimited.
+	MaxModelCalls  int `json:"max_model_calls,omitempty"`
+	MaxModelTokens int `json:"max_model_tokens,omitempty"`
+}
+
+// Defaults from the product design.
+const (
+	DefaultMinRounds        = 2
+	DefaultMaxRounds        = 5
+	DefaultFixedRounds      = 2
+	DefaultNoveltyThreshold = 3.0
+	DefaultKnowledgeCap     = 1500
+	DefaultEpsilon          = 0.15
+	DefaultQualityFloor     = 1800
+	DefaultEnrichCount      = 3
+	DefaultEnrichOverlapCut = 0.6
+	DefaultResultsPerQuery  = 8
+	DefaultProvider         = "corpus"
+)
+
+func f64(v float64) *float64 { return &v }
+func iptr(v int) *int        { return &v }
+
+// WithDefaults returns a copy with every unset field filled in.
+func (r Research) WithDefaults() Research {
+	if r.Strategy == "" {
+		r.Strategy = StrategySaturation
+	}
+	if r.FixedRounds == 0 {
+		r.FixedRounds = DefaultFixedRounds
+	}
+	if r.MinRounds == 0 {
+		r.MinRounds = DefaultMinRounds
+	}
+	if r.MaxRounds == 0 {
+		r.MaxRounds = DefaultMaxRounds
+	}
+	if r.NoveltyThreshold == nil {
+		r.NoveltyThreshold = f64(DefaultNoveltyThreshold)
+	}
+	if r.KnowledgeCap == 0 {
+		r.KnowledgeCap = DefaultKnowledgeCap
+	}
+	if r.Epsilon == nil {
+		r.Epsilon = f64(DefaultEpsilon)
+	}
+	if r.QualityFloor == 0 {
+		r.QualityFloor = DefaultQualityFloor
+	}
+	if r.EnrichCount == nil {
+		r.EnrichCount = iptr(DefaultEnrichCount)
+	}
+	if r.EnrichOverlapCut == nil {
+		r.EnrichOverlapCut = f64(DefaultEnrichOverlapCut)
+	}
+	if r.Provider == "" {
+		r.Provider = DefaultProvider
+	}
+	if r.ResultsPerQuery == 0 {
+		r.ResultsPerQuery = DefaultResultsPerQuery
+	}
+	if r.Novelty == "" {
+		r.Novelty = NoveltyHeuristic
+	}
+	return r
+}
+
+// Validate checks a configuration that has had its defaults applied. The error is one line
+// that names the field and the allowed range.
+func (r Research) Validate() error {
+	switch r.Strategy {
+	case StrategySaturation, StrategyFixed:
+	default:
+		return fmt.Errorf("unknown strategy %q (want %s or %s)", r.Strategy, StrategySaturation, StrategyFixed)
+	}
+	if r.FixedRounds < 1 || r.FixedRounds > 20 {
+		return fmt.Errorf("fixed rounds %d out of range [1,20]", r.FixedRounds)
+	}
+	if r.MinRounds < 1 || r.MinRounds > 20 {
+		return fmt.Errorf("min rounds %d out of range [1,20]", r.MinRounds)
+	}
+	if r.MaxRounds < 1 || r.MaxRounds > 20 {
+		return fmt.Errorf("max rounds %d out of range [1,20]", r.MaxRounds)
+	}
+	if r.MinRounds > r.MaxRounds {
+		return fmt.Errorf("min rounds %d is above max rounds %d", r.MinRounds, r.MaxRounds)
+	}
+	if t := *r.NoveltyThreshold; t < 0 || t > 10 {
+		return fmt.Errorf("novelty threshold %g out of range [0,10]", t)
+	}
+	if r.KnowledgeCap < 100 || r.KnowledgeCap > 100000 {
+		return fmt.Errorf("knowledge cap %d out of range [100,100000]", r.KnowledgeCap)
+	}
+	if e := *r.Epsilon; e < 0 || e > 1 {
+		return fmt.Errorf("epsilon %g out of range [0,1]", e)
+	}
+	if r.QualityFloor < 0 || r.QualityFloor > 1000000 {
+		return fmt.Errorf("quality floor %d out of range [0,1000000]", r.QualityFloor)
+	}
+	if c := *r.EnrichCount; c < 0 || c > 50 {
+		return fmt.Errorf("enrich count %d out of range [0,50]", c)
+	}
+	if c := *r.EnrichOverlapCut; c < 0 || c > 1 {
+		return fmt.Errorf("enrich overlap cut %g out of range [0,1]", c)
+	}
+	if !KnownProvider(r.Provider) {
+		return fmt.Errorf("unknown provider %q (want one of %s)", r.Provider, strings.Join(Providers, ", "))
+	}
+	if r.ResultsPerQuery < 1 || r.ResultsPerQuery > 50 {
+		return fmt.Errorf("results per query %d out of range [1,50]", r.ResultsPerQuery)
+	}
+	switch r.Novelty {
+	case NoveltyHeuristic, NoveltyModel, NoveltyEmbedding:
+	default:
+		return fmt.Errorf("unknown novelty method %q (want heuristic, model or embedding)", r.Novelty)
+	}
+	if r.MaxModelCalls < 0 || r.MaxModelTokens < 0 {
+		return fmt.Errorf("model budget must not be negative")
+	}
+	return nil
+}
+
+// KnownProvider reports whether name is a provider sated knows.
+func KnownProvider(name string) bool {
+	for _, p := range Providers {
+		if p == name {
+			return true
+		}
+	}
+	return false
+}
+
+// ValidateQuestion checks the question text itself.
+func ValidateQuestion(q string) error {
+	if strings.TrimSpace(q) == "" {
+		return fmt.Errorf("the question is empty")
+	}
+	if len(q) > MaxQuestionBytes {
+		return fmt.Errorf("the question is %d bytes; the limit is %d", len(q), MaxQuestionBytes)
+	}
+	return nil
+}
+
+// Env is the process configuration shared by the worker and the starter.
+type Env struct {
+	TemporalAddress   string
+	TemporalNamespace string
+	TaskQueue         string // research workflows and activities
+	MemoryTaskQueue   string // memory activities, served by exactly one worker
+	DataDir           string // corpus index, search cache, memory, reports
+	OllamaHost        string // empty: no LLM configured
+	PlannerModel      string
+	ProducerModel     string
+	EvaluatorModel    string
+	EmbedModel        string
+	VisionModel       string
+	MeiliURL          string
+	MeiliAPIKey       string
+	SearxngURL        string
+	DuckDuckGoURL     string
+	FetchAllow        []string // hosts or CIDRs the page fetcher may reach despite being private
+	FetchTimeout      time.Duration
+}
+
+func getenv(k, def string) string {
+	if v := strings.TrimSpace(os.Getenv(k)); v != "" {
+		return v
+	}
+	return def
+}
+
+// FromEnv reads the process configuration. Every variable is documented in the README.
+func FromEnv() Env {
+	e := Env{
+		TemporalAddress:   getenv("TEMPORAL_ADDRESS", "localhost:7233"),
+		TemporalNamespace: getenv("TEMPORAL_NAMESPACE", "default"),
+		TaskQueue:         getenv("SATED_TASK_QUEUE", "sated-research"),
+		MemoryTaskQueue:   getenv("SATED_MEMORY_TASK_QUEUE", "sated-memory"),
+		DataDir:           getenv("SATED_DATA_DIR", ".sated"),
+		OllamaHost:        getenv("OLLAMA_HOST", ""),
+		PlannerModel:      getenv("SATED_PLANNER_MODEL", ""),
+		ProducerModel:     getenv("SATED_PRODUCER_MODEL", ""),
+		EvaluatorModel:    getenv("SATED_EVALUATOR_MODEL", ""),
+		EmbedModel:        getenv("SATED_EMBED_MODEL", ""),
+		VisionModel:       getenv("SATED_VISION_MODEL", ""),
+		MeiliURL:          getenv("MEILI_URL", ""),
+		MeiliAPIKey:       getenv("MEILI_API_KEY", ""),
+		SearxngURL:        getenv("SATED_SEARXNG_URL", ""),
+		DuckDuckGoURL:     getenv("SATED_DUCKDUCKGO_URL", "https://html.duckduckgo.com/html/"),
+		FetchTimeout:      20 * time.Second,
+	}
+	if v := getenv("SATED_FETCH_ALLOW", ""); v != "" {
+		for _, h := range strings.Split(v, ",") {
+			if h = strings.TrimSpace(h); h != "" {
+				e.FetchAllow = append(e.FetchAllow, h)
+			}
+		}
+	}
+	if d, err := time.ParseDuration(getenv("SATED_FETCH_TIMEOUT", "")); err == nil && d > 0 {
+		e.FetchTimeout = d
+	}
+	if abs, err := filepath.Abs(e.DataDir); err == nil {
+		e.DataDir = abs
+	}
+	return e
+}
+
+// Paths under the data directory.
+func (e Env) CorpusPath() string { return filepath.Join(e.DataDir, "corpus.db") }
+func (e Env) CachePath() string  { return filepath.Join(e.DataDir, "search-cache.db") }
+func (e Env) MemoryDir() string  { return filepath.Join(e.DataDir, "memory") }
+func (e Env) ReportDir() string  { return filepath.Join(e.DataDir, "reports") }
+func (e Env) HarnessDir() string { return filepath.Join(e.DataDir, "harness") }

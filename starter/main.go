@@ -1,0 +1,103 @@
+// Command starter is the CLI people type: research, watch, report, stop, corpus, eval,
+// memory, harness and expansion.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/sated-dev/sated/internal/config"
+)
+
+// command is one subcommand. Files of this package add theirs in init.
+type command struct {
+	summary string
+	run     func(ctx context.Context, args []string) error
+}
+
+var commands = map[string]command{}
+
+var stdout io.Writer = os.Stdout
+var stderr io.Writer = os.Stderr
+
+func register(name, summary string, run func(ctx context.Context, args []string) error) {
+	commands[name] = command{summary: summary, run: run}
+}
+
+// usageError is printed as a one-line error with a pointer to help; exit code 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+// dialTemporal connects to the Temporal server named by TEMPORAL_ADDRESS, with a clear error
+// naming the address when it cannot be reached.
+func dialTemporal(ctx context.Context) (client.Client, error) {
+	env := config.FromEnv()
+	c, err := client.DialContext(ctx, client.Options{
+		HostPort:  env.TemporalAddress,
+		Namespace: env.TemporalNamespace,
+		Logger:    quietLogger{},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cannot reach Temporal at %s (set TEMPORAL_ADDRESS, or start it with 'make run'): %v", env.TemporalAddress, err)
+	}
+	return c, nil
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "usage: starter COMMAND [flags]")
+	fmt.Fprintln(w, "")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "")
+	fmt.Fprintln(w, "Run 'starter COMMAND -h' for a command's flags. Environment: TEMPORAL_ADDRESS, SATED_DATA_DIR, OLLAMA_HOST, MEILI_URL (see README).")
+}
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		printUsage(stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "starter: unknown command %q\n", args[0])
+		printUsage(stderr)
+		return 2
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	if err := cmd.run(ctx, args[1:]); err != nil {
+		msg := strings.TrimSpace(err.Error())
+		fmt.Fprintf(stderr, "starter %s: %s\n", args[0], msg)
+		var ue usageError
+		if errors.As(err, &ue) {
+			return 2
+		}
+		return 1
+	}
+	return 0
+}

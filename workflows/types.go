@@ -1,0 +1,112 @@
+// Package workflows holds the deterministic orchestration: one workflow per file, their
+// inputs and outputs here, and the task-queue, signal, query and update names as constants.
+package workflows
+
+import (
+	"github.com/sated-dev/sated/internal/config"
+	"github.com/sated-dev/sated/internal/search"
+)
+
+// Names shared by the worker, the starter and the tests.
+const (
+	ResearchWorkflowName = "ResearchWorkflow"
+	ProgressQuery        = "progress"
+	StopSignal           = "stop-search"
+)
+
+// ResearchRequest is the input of ResearchWorkflow.
+type ResearchRequest struct {
+	Question string          `json:"question"`
+	Config   config.Research `json:"config"`
+	// Seed drives the epsilon-greedy pass-through. 0 asks the workflow to draw one through
+	// workflow.SideEffect; either way the seed used is recorded in the report.
+	Seed int64 `json:"seed,omitempty"`
+	// Eval asks the workflow to include the full evidence text in the report for scoring.
+	Eval bool `json:"eval,omitempty"`
+}
+
+// Round decisions.
+const (
+	DecisionAccepted    = "accepted"
+	DecisionDiscarded   = "discarded"
+	DecisionEpsilon     = "epsilon-pass-through"
+	DecisionFallback    = "fallback"
+	DecisionFixed       = "accepted (fixed)"
+	DecisionSearchError = "search-error"
+)
+
+// RoundRecord is one search round as shown in progress and in the report.
+type RoundRecord struct {
+	Round       int     `json:"round"`
+	Query       string  `json:"query"`
+	QuerySource string  `json:"query_source"` // plan, gap, fallback
+	Novelty     float64 `json:"novelty"`
+	Scored      bool    `json:"scored"` // false for the first round, which has nothing to compare with
+	Decision    string  `json:"decision"`
+	Results     int     `json:"results"`
+	NewResults  int     `json:"new_results"`
+	Chars       int     `json:"chars"`
+	Cached      bool    `json:"cached"`
+	Note        string  `json:"note,omitempty"`
+}
+
+// Progress is what the progress query returns.
+type Progress struct {
+	Phase         string        `json:"phase"` // validating, planning, searching, enriching, synthesizing, remembering, done, failed
+	Question      string        `json:"question"`
+	Strategy      string        `json:"strategy"`
+	Threshold     float64       `json:"threshold"`
+	Plan          *Plan         `json:"plan,omitempty"`
+	Rounds        []RoundRecord `json:"rounds"`
+	StopReason    string        `json:"stop_reason,omitempty"`
+	Sources       int           `json:"sources"`
+	Enriched      int           `json:"enriched"`
+	Fallbacks     []string      `json:"fallbacks,omitempty"`
+	StopRequested bool          `json:"stop_requested,omitempty"`
+	ReportPath    string        `json:"report_path,omitempty"`
+	ModelCalls    int           `json:"model_calls"`
+	ModelTokens   int           `json:"model_tokens"`
+}
+
+// Plan is the research plan made before any search.
+type Plan struct {
+	SearchQueries  []string `json:"search_queries"`
+	KnownFacts     []string `json:"known_facts"`
+	KnowledgeGaps  []string `json:"knowledge_gaps"`
+	Subtasks       []string `json:"subtasks"`
+	Planner        string   `json:"planner"` // deterministic or model
+	FallbackReason string   `json:"fallback_reason,omitempty"`
+}
+
+// Source is one retrieved, deduplicated result with its citation number.
+type Source struct {
+	N int `json:"n"`
+	search.Result
+	Round    int  `json:"round"`
+	Enriched bool `json:"enriched"`
+}
+
+// ResearchReport is the output of ResearchWorkflow.
+type ResearchReport struct {
+	WorkflowID       string          `json:"workflow_id"`
+	Question         string          `json:"question"`
+	Config           config.Research `json:"config"`
+	Seed             int64           `json:"seed"`
+	Plan             Plan            `json:"plan"`
+	Rounds           []RoundRecord   `json:"rounds"`
+	StopReason       string          `json:"stop_reason"`
+	Sources          []Source        `json:"sources"`
+	Knowledge        string          `json:"knowledge"`
+	Markdown         string          `json:"markdown"`
+	Extractive       bool            `json:"extractive"`
+	RemovedCitations int             `json:"removed_citations"`
+	Fallbacks        []string        `json:"fallbacks,omitempty"`
+	SearchCalls      int             `json:"search_calls"`
+	MarkdownPath     string          `json:"markdown_path"`
+	JSONPath         string          `json:"json_path"`
+	SVGPath          string          `json:"svg_path"`
+	// Evidence is the text the report was written from; filled only for eval runs.
+	Evidence    string `json:"evidence,omitempty"`
+	ModelCalls  int    `json:"model_calls"`
+	ModelTokens int    `json:"model_tokens"`
+}
