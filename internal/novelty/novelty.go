@@ -1,0 +1,216 @@
+// Package novelty holds the pure math of the novelty gate: heuristic novelty, overlap, the
+// epsilon-greedy pass-through and embedding distance. Workflows call it; they never re-derive it.
+package novelty
+
+import (
+	"math"
+	"strings"
+	"unicode"
+)
+
+// stopwords are dropped before comparing texts: they carry no novelty.
+var stopwords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a about above after again against all also am an and any are as at be because been
+before being below between both but by can could did do does doing down during each few for from further had has have
+having he her here hers herself him himself his how i if in into is it its itself just me more most my myself no nor
+not now of off on once only or other our ours ourselves out over own same she should so some such than that the their
+theirs them themselves then there these they this those through to too under until up very was we were what when where
+which while who whom why will with would you your yours yourself yourselves may might must shall use used using via
+per etc e g i.e eg ie vs does how what which`) {
+		stopwords[w] = true
+	}
+}
+
+// IsStopword reports whether w (lower case) carries no meaning on its own.
+func IsStopword(w string) bool { return stopwords[w] }
+
+// Words splits text into lower-case word tokens: letters and digits, keeping inner dots,
+// dashes and underscores so that "go1.21", "x-ray" and "snake_case" stay whole.
+func Words(text string) []string {
+	var out []string
+	var b strings.Builder
+	flush := func() {
+		w := strings.Trim(b.String(), ".-_")
+		if w != "" {
+			out = append(out, w)
+		}
+		b.Reset()
+	}
+	for _, r := range text {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(unicode.ToLower(r))
+		case (r == '.' || r == '-' || r == '_') && b.Len() > 0:
+			b.WriteRune(r)
+		default:
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+// ContentWords returns the distinct non-stopword words of text of at least two characters,
+// in first-seen order.
+func ContentWords(text string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, w := range Words(text) {
+		if len(w) < 2 || stopwords[w] || seen[w] {
+			continue
+		}
+		seen[w] = true
+		out = append(out, w)
+	}
+	return out
+}
+
+// WordSet is ContentWords as a set.
+func WordSet(text string) map[string]bool {
+	s := map[string]bool{}
+	for _, w := range ContentWords(text) {
+		s[w] = true
+	}
+	return s
+}
+
+// Heuristic scores how new text is against known on a 0-10 scale: the share of the distinct
+// content words of text that known does not contain. Empty text scores 0: nothing new.
+func Heuristic(text, known string) float64 {
+	words := ContentWords(text)
+	if len(words) == 0 {
+		return 0
+	}
+	k := WordSet(known)
+	fresh := 0
+	for _, w := range words {
+		if !k[w] {
+			fresh++
+		}
+	}
+	return Round2(10 * float64(fresh) / float64(len(words)))
+}
+
+// Overlap is the share of text's distinct content words that known already contains (0-1).
+// Empty text overlaps fully: there is nothing in it worth fetching.
+func Overlap(text, known string) float64 {
+	words := ContentWords(text)
+	if len(words) == 0 {
+		return 1
+	}
+	k := WordSet(known)
+	hit := 0
+	for _, w := range words {
+		if k[w] {
+			hit++
+		}
+	}
+	return float64(hit) / float64(len(words))
+}
+
+// SelectForEnrichment picks, in rank order, up to count snippets whose overlap with known is at
+// most cut, and returns their indices.
+func SelectForEnrichment(snippets []string, known string, cut float64, count int) []int {
+	var out []int
+	for i, s := range snippets {
+		if len(out) >= count {
+			break
+		}
+		if Overlap(s, known) <= cut {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// splitmix64 is a small, well-mixed hash: the same seed and round always give the same draw.
+func splitmix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// Draw is the uniform number in [0,1) for a seed and a round: replay-safe because it depends on
+// recorded inputs only.
+func Draw(seed int64, round int) float64 {
+	h := splitmix64(uint64(seed) ^ splitmix64(uint64(round)))
+	return float64(h>>11) / float64(1<<53)
+}
+
+// EpsilonPass reports whether a sub-threshold round passes through anyway (epsilon-greedy).
+func EpsilonPass(seed int64, round int, epsilon float64) bool {
+	return epsilon > 0 && Draw(seed, round) < epsilon
+}
+
+// Decision is what the gate says about one scored round of a saturation run.
+type Decision int
+
+const (
+	Accept Decision = iota
+	DiscardContinue
+	EpsilonContinue
+	Stop
+)
+
+// Gate decides a scored round: at or above the threshold it is accepted; below it, a round before
+// the minimum is discarded and the search goes on; from the minimum on, the epsilon draw lets it
+// through or the loop stops.
+func Gate(score, threshold float64, round, minRounds int, seed int64, epsilon float64) Decision {
+	if score >= threshold {
+		return Accept
+	}
+	if round < minRounds {
+		return DiscardContinue
+	}
+	if EpsilonPass(seed, round, epsilon) {
+		return EpsilonContinue
+	}
+	return Stop
+}
+
+// Cosine similarity of two vectors; 0 when either is empty or zero or they differ in length.
+func Cosine(a, b []float32) float64 {
+	if len(a) == 0 || len(a) != len(b) {
+		return 0
+	}
+	var dot, na, nb float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / (math.Sqrt(na) * math.Sqrt(nb))
+}
+
+// Embedding scores novelty 0-10 from embeddings: for each new vector its best similarity to any
+// known vector; novelty is the mean distance (1 - similarity, clamped to [0,1]) scaled to 10.
+// With nothing known everything is new.
+func Embedding(fresh, known [][]float32) float64 {
+	if len(fresh) == 0 {
+		return 0
+	}
+	if len(known) == 0 {
+		return 10
+	}
+	total := 0.0
+	for _, f := range fresh {
+		best := -1.0
+		for _, k := range known {
+			if s := Cosine(f, k); s > best {
+				best = s
+			}
+		}
+		d := 1 - best
+		total += math.Max(0, math.Min(1, d))
+	}
+	return Round2(10 * total / float64(len(fresh)))
+}
+
+// Round2 rounds to two decimals so scores read cleanly in progress and reports.
+func Round2(x float64) float64 { return math.Round(x*100) / 100 }

@@ -1,0 +1,155 @@
+package novelty
+
+import (
+	"math"
+	"reflect"
+	"testing"
+)
+
+func TestWords(t *testing.T) {
+	cases := []struct {
+		in   string
+		want []string
+	}{
+		{"Hello, World!", []string{"hello", "world"}},
+		{"go1.21 and x-ray; snake_case.", []string{"go1.21", "and", "x-ray", "snake_case"}},
+		{"  ...  ", nil},
+		{"GOGC=100", []string{"gogc", "100"}},
+	}
+	for _, c := range cases {
+		if got := Words(c.in); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Words(%q) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
+
+func TestHeuristic(t *testing.T) {
+	cases := []struct {
+		name        string
+		text, known string
+		want        float64
+	}{
+		{"empty text is not novel", "", "anything", 0},
+		{"nothing known: all new", "garbage collector pacing", "", 10},
+		{"all known", "garbage collector", "the garbage collector runs", 0},
+		{"half known", "garbage collector pacing heap", "garbage collector", 5},
+		{"stopwords ignored", "the and of garbage", "garbage", 0},
+		{"case insensitive", "GARBAGE Collector", "garbage collector", 0},
+		{"one of four", "alpha beta gamma delta", "alpha beta gamma", 2.5},
+	}
+	for _, c := range cases {
+		if got := Heuristic(c.text, c.known); got != c.want {
+			t.Errorf("%s: Heuristic = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestOverlapAndSelection(t *testing.T) {
+	known := "garbage collector heap pacing"
+	snips := []string{
+		"garbage collector heap",          // overlap 1
+		"scheduler goroutines preemption", // overlap 0
+		"garbage scheduler",               // 0.5
+		"",                                // empty: 1
+		"channels select statements",      // 0
+	}
+	if got := Overlap(snips[2], known); got != 0.5 {
+		t.Fatalf("overlap = %v", got)
+	}
+	if got := SelectForEnrichment(snips, known, 0.6, 3); !reflect.DeepEqual(got, []int{1, 2, 4}) {
+		t.Fatalf("selected %v", got)
+	}
+	if got := SelectForEnrichment(snips, known, 0.6, 1); !reflect.DeepEqual(got, []int{1}) {
+		t.Fatalf("count not respected: %v", got)
+	}
+	if got := SelectForEnrichment(snips, known, 0, 5); !reflect.DeepEqual(got, []int{1, 4}) {
+		t.Fatalf("cut 0: %v", got)
+	}
+}
+
+func TestDrawIsReproducibleAndUniform(t *testing.T) {
+	if Draw(42, 3) != Draw(42, 3) {
+		t.Fatal("same seed and round must give the same draw")
+	}
+	if Draw(42, 3) == Draw(43, 3) && Draw(42, 4) == Draw(43, 4) {
+		t.Fatal("different seeds give identical draws")
+	}
+	// the pass-through rate over many seeds is close to epsilon
+	pass := 0
+	n := 20000
+	for s := 0; s < n; s++ {
+		if EpsilonPass(int64(s), 3, 0.15) {
+			pass++
+		}
+	}
+	if rate := float64(pass) / float64(n); math.Abs(rate-0.15) > 0.02 {
+		t.Fatalf("pass-through rate %v, want about 0.15", rate)
+	}
+	for s := int64(0); s < 100; s++ {
+		if EpsilonPass(s, 2, 0) {
+			t.Fatal("epsilon 0 must never pass")
+		}
+		if !EpsilonPass(s, 2, 1) {
+			t.Fatal("epsilon 1 must always pass")
+		}
+	}
+}
+
+func TestGate(t *testing.T) {
+	// find a seed that passes round 3 at epsilon 0.5 and one that does not
+	var passSeed, stopSeed int64 = -1, -1
+	for s := int64(1); s < 1000 && (passSeed < 0 || stopSeed < 0); s++ {
+		if EpsilonPass(s, 3, 0.5) {
+			if passSeed < 0 {
+				passSeed = s
+			}
+		} else if stopSeed < 0 {
+			stopSeed = s
+		}
+	}
+	cases := []struct {
+		name       string
+		score, thr float64
+		round, min int
+		seed       int64
+		eps        float64
+		want       Decision
+	}{
+		{"above threshold accepted", 5, 3, 3, 2, stopSeed, 0.5, Accept},
+		{"at threshold accepted", 3, 3, 3, 2, stopSeed, 0.5, Accept},
+		{"below before minimum continues", 1, 3, 2, 3, stopSeed, 0, DiscardContinue},
+		{"below at minimum stops", 1, 3, 2, 2, stopSeed, 0, Stop},
+		{"below after minimum stops", 1, 3, 3, 2, stopSeed, 0.5, Stop},
+		{"epsilon lets it through", 1, 3, 3, 2, passSeed, 0.5, EpsilonContinue},
+	}
+	for _, c := range cases {
+		if got := Gate(c.score, c.thr, c.round, c.min, c.seed, c.eps); got != c.want {
+			t.Errorf("%s: got %v want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestEmbedding(t *testing.T) {
+	a := []float32{1, 0}
+	b := []float32{0, 1}
+	cases := []struct {
+		name         string
+		fresh, known [][]float32
+		want         float64
+	}{
+		{"nothing fresh", nil, [][]float32{a}, 0},
+		{"nothing known", [][]float32{a}, nil, 10},
+		{"identical", [][]float32{a}, [][]float32{a}, 0},
+		{"orthogonal", [][]float32{b}, [][]float32{a}, 10},
+		{"one of each", [][]float32{a, b}, [][]float32{a}, 5},
+		{"best match wins", [][]float32{b}, [][]float32{a, b}, 0},
+	}
+	for _, c := range cases {
+		if got := Embedding(c.fresh, c.known); got != c.want {
+			t.Errorf("%s: got %v want %v", c.name, got, c.want)
+		}
+	}
+	if Cosine(a, []float32{1}) != 0 || Cosine(a, []float32{0, 0}) != 0 {
+		t.Fatal("mismatched or zero vectors must score 0")
+	}
+}

@@ -1,0 +1,183 @@
+// Package plan is the deterministic planner: search queries from a question, a simplified
+// fallback query, and gap-filling queries from what the knowledge state does not yet cover.
+// The model planner replaces it when one is configured and falls back to it when the model fails.
+package plan
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/sated-dev/sated/internal/novelty"
+)
+
+// questionWords carry the form of a question, not its subject.
+var questionWords = map[string]bool{
+	"explain": true, "describe": true, "tell": true, "know": true, "find": true, "show": true,
+	"give": true, "list": true, "want": true, "like": true, "please": true, "anything": true,
+	"something": true, "way": true, "ways": true, "get": true, "make": true,
+}
+
+// Terms are the question's content words in order, with the original casing of the first
+// occurrence, minus stopwords and question words.
+func Terms(question string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, raw := range strings.FieldsFunc(question, func(r rune) bool {
+		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '.' || r == '-' || r == '_')
+	}) {
+		raw = strings.Trim(raw, ".-_")
+		w := strings.ToLower(raw)
+		if len(w) < 2 || novelty.IsStopword(w) || questionWords[w] || seen[w] {
+			continue
+		}
+		seen[w] = true
+		out = append(out, raw)
+	}
+	return out
+}
+
+// salience ranks a term: identifiers, acronyms and long words say more than short common ones.
+func salience(t string) int {
+	s := len(t)
+	for _, r := range t {
+		if unicode.IsUpper(r) || unicode.IsDigit(r) {
+			s += 3
+		}
+	}
+	return s
+}
+
+// top returns the n most salient terms, kept in question order.
+func top(terms []string, n int) []string {
+	if len(terms) <= n {
+		return terms
+	}
+	idx := make([]int, len(terms))
+	for i := range idx {
+		idx[i] = i
+	}
+	// stable selection by salience, ties by position
+	for i := 0; i < len(idx); i++ {
+		for j := i + 1; j < len(idx); j++ {
+			if salience(terms[idx[j]]) > salience(terms[idx[i]]) {
+				idx[i], idx[j] = idx[j], idx[i]
+			}
+		}
+	}
+	keep := map[int]bool{}
+	for _, i := range idx[:n] {
+		keep[i] = true
+	}
+	var out []string
+	for i, t := range terms {
+		if keep[i] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Normalize is the comparison form of a query: lower case, single spaces, no punctuation.
+func Normalize(q string) string {
+	return strings.Join(novelty.Words(q), " ")
+}
+
+// SameAsQuestion reports whether a query is just the question itself.
+func SameAsQuestion(query, question string) bool {
+	return Normalize(query) == Normalize(question)
+}
+
+// Queries makes 3 targeted queries from the question; none is the raw question.
+func Queries(question string) []string {
+	terms := Terms(question)
+	if len(terms) == 0 {
+		return nil
+	}
+	var cands []string
+	cands = append(cands, strings.Join(top(terms, 6), " "))
+	cands = append(cands, strings.Join(top(terms, 3), " "))
+	if len(terms) > 3 {
+		half := len(terms) / 2
+		cands = append(cands, strings.Join(top(terms[half:], 4), " ")+" "+top(terms, 1)[0])
+		cands = append(cands, strings.Join(top(terms[:half], 4), " "))
+	}
+	cands = append(cands, strings.Join(top(terms, 2), " ")+" overview")
+	var out []string
+	seen := map[string]bool{}
+	for _, c := range cands {
+		n := Normalize(c)
+		if n == "" || seen[n] || SameAsQuestion(c, question) {
+			continue
+		}
+		seen[n] = true
+		out = append(out, strings.TrimSpace(c))
+		if len(out) == 3 {
+			break
+		}
+	}
+	return out
+}
+
+// Simplify is the fallback for a first search that returned too little: the two most salient
+// terms. It returns "" when the query cannot be made simpler.
+func Simplify(query string) string {
+	terms := Terms(query)
+	if len(terms) <= 2 {
+		return ""
+	}
+	s := strings.Join(top(terms, 2), " ")
+	if Normalize(s) == Normalize(query) {
+		return ""
+	}
+	return s
+}
+
+// facets widen a query when every question term is already covered.
+var facets = []string{"examples", "limitations", "performance", "configuration", "history", "comparison", "internals", "best practices"}
+
+// GapQuery plans the next query from what the knowledge state does not yet cover: the question
+// terms missing from it, anchored on the most salient term; when all are covered, the terms with
+// a facet not yet used. It never repeats an earlier query nor returns the raw question.
+func GapQuery(question, knowledge string, previous []string) string {
+	terms := Terms(question)
+	if len(terms) == 0 {
+		return ""
+	}
+	known := novelty.WordSet(knowledge)
+	var missing []string
+	for _, t := range terms {
+		if !known[strings.ToLower(t)] {
+			missing = append(missing, t)
+		}
+	}
+	used := map[string]bool{}
+	for _, p := range previous {
+		used[Normalize(p)] = true
+	}
+	ok := func(q string) bool {
+		n := Normalize(q)
+		return n != "" && !used[n] && !SameAsQuestion(q, question)
+	}
+	anchor := top(terms, 1)[0]
+	if len(missing) > 0 {
+		q := strings.Join(top(missing, 4), " ")
+		if !strings.Contains(strings.ToLower(q), strings.ToLower(anchor)) {
+			q = anchor + " " + q
+		}
+		if ok(q) {
+			return q
+		}
+	}
+	base := strings.Join(top(terms, 3), " ")
+	for _, f := range facets {
+		if q := base + " " + f; ok(q) {
+			return q
+		}
+	}
+	for _, f := range facets {
+		if q := anchor + " " + f; ok(q) {
+			return q
+		}
+	}
+	return ""
+}

@@ -1,0 +1,83 @@
+package plan
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestTerms(t *testing.T) {
+	got := Terms("How does the Go garbage collector decide when to run, and how can GOGC tune it?")
+	want := []string{"Go", "garbage", "collector", "decide", "run", "GOGC", "tune"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Terms = %v, want %v", got, want)
+	}
+}
+
+func TestQueriesNeverTheRawQuestion(t *testing.T) {
+	questions := []string{
+		"How does the Go garbage collector decide when to run, and how can GOGC and GOMEMLIMIT tune it?",
+		"garbage collector",
+		"What is the Go memory model?",
+		"Explain   modules",
+		"?!",
+	}
+	for _, q := range questions {
+		qs := Queries(q)
+		for _, x := range qs {
+			if SameAsQuestion(x, q) {
+				t.Errorf("%q: query %q is the raw question", q, x)
+			}
+			if x == "" {
+				t.Errorf("%q: empty query", q)
+			}
+		}
+		if len(qs) > 3 {
+			t.Errorf("%q: %d queries", q, len(qs))
+		}
+	}
+	if got := Queries("How does the Go garbage collector decide when to run, and how can GOGC and GOMEMLIMIT tune it?"); len(got) != 3 {
+		t.Fatalf("want 3 queries, got %v", got)
+	}
+	if got := Queries("?!"); got != nil {
+		t.Fatalf("no terms must give no queries, got %v", got)
+	}
+}
+
+func TestSimplify(t *testing.T) {
+	cases := map[string]string{
+		"Go garbage collector GOGC GOMEMLIMIT tuning": "GOGC GOMEMLIMIT",
+		"garbage collector":                           "",
+		"gc":                                          "",
+	}
+	for in, want := range cases {
+		if got := Simplify(in); got != want {
+			t.Errorf("Simplify(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestGapQuery(t *testing.T) {
+	q := "How do GOGC and GOMEMLIMIT tune the garbage collector?"
+	// knowledge covers GOGC and garbage collector: the gap is GOMEMLIMIT and tuning
+	got := GapQuery(q, "- GOGC sets the garbage collector target percentage", nil)
+	if got != "GOMEMLIMIT tune" {
+		t.Fatalf("gap query = %q", got)
+	}
+	// a repeated query is replaced
+	again := GapQuery(q, "- GOGC sets the garbage collector target percentage", []string{got})
+	if again == got || again == "" {
+		t.Fatalf("repeat not replaced: %q", again)
+	}
+	// everything covered: a facet query, never repeating
+	all := "- GOGC GOMEMLIMIT tune garbage collector"
+	seen := map[string]bool{}
+	var prev []string
+	for i := 0; i < 5; i++ {
+		g := GapQuery(q, all, prev)
+		if g == "" || seen[Normalize(g)] || SameAsQuestion(g, q) {
+			t.Fatalf("round %d: bad gap query %q (prev %v)", i, g, prev)
+		}
+		seen[Normalize(g)] = true
+		prev = append(prev, g)
+	}
+}
