@@ -2,7 +2,8 @@
 # Starts, stops and reports the local services sated needs: the Temporal dev server and Ollama.
 #
 #   scripts/services.sh start  [temporal] [ollama]   start (or reuse) services; default both
-#   scripts/services.sh stop   [temporal] [ollama]   stop the services this script started
+#   scripts/services.sh stop   [worker] [temporal] [ollama]
+#                              stop what this script (or scripts/run.sh) started; default all
 #   scripts/services.sh status
 #   scripts/services.sh run    [temporal] [ollama] -- CMD...
 #                              start services, run CMD, stop only those it had to start,
@@ -55,7 +56,15 @@ temporal_up() {
     "$(temporal_bin)" operator cluster health --address "127.0.0.1:$TEMPORAL_PORT" 2>/dev/null | grep -q SERVING
 }
 
-ollama_up() { curl -sf --max-time 2 "http://127.0.0.1:$OLLAMA_PORT/api/version" >/dev/null; }
+# ollama_up asks /api/version; without curl (a bare CI image) it speaks HTTP over /dev/tcp.
+ollama_up() {
+  if command -v curl >/dev/null 2>&1; then
+    curl -sf --max-time 2 "http://127.0.0.1:$OLLAMA_PORT/api/version" >/dev/null
+  else
+    port_open "$OLLAMA_PORT" && timeout 2 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1" &&
+      printf "GET /api/version HTTP/1.0\r\nHost: localhost\r\n\r\n" >&3 && grep -q "\"version\"" <&3' _ "$OLLAMA_PORT"
+  fi
+}
 
 # alive reports whether the pid in pid file $1 runs.
 alive() { [[ -f $1 ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
@@ -148,6 +157,7 @@ stop_service() {
 
 status() {
   local name
+  if alive "$STATE/worker.pid"; then echo "worker: running (pid $(cat "$STATE/worker.pid"))"; fi
   for name in temporal ollama; do
     if alive "$STATE/$name.pid"; then
       echo "$name: running, started here (pid $(cat "$STATE/$name.pid"))"
@@ -159,6 +169,7 @@ status() {
   done
 }
 
+# services_from checks service names; none means temporal and ollama.
 services_from() {
   local s out=()
   for s in "$@"; do
@@ -178,7 +189,15 @@ case $cmd in
     for s in $(services_from "$@"); do "start_$s"; done
     ;;
   stop)
-    for s in $(services_from "$@"); do stop_service "$s"; done
+    # The worker started by 'make run' goes first, so it does not log a lost server.
+    if (($#)); then
+      for s in "$@"; do
+        [[ $s == worker ]] || services_from "$s" >/dev/null
+        stop_service "$s"
+      done
+    else
+      for s in worker temporal ollama; do stop_service "$s"; done
+    fi
     ;;
   status)
     status

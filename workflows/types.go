@@ -3,8 +3,8 @@
 package workflows
 
 import (
+	"github.com/sated-dev/sated/activities"
 	"github.com/sated-dev/sated/internal/config"
-	"github.com/sated-dev/sated/internal/search"
 )
 
 // Names shared by the worker, the starter and the tests.
@@ -23,6 +23,8 @@ type ResearchRequest struct {
 	Seed int64 `json:"seed,omitempty"`
 	// Eval asks the workflow to include the full evidence text in the report for scoring.
 	Eval bool `json:"eval,omitempty"`
+	// NoModel runs every stage deterministically even when the worker has models.
+	NoModel bool `json:"no_model,omitempty"`
 }
 
 // Round decisions.
@@ -36,19 +38,13 @@ const (
 )
 
 // RoundRecord is one search round as shown in progress and in the report.
-type RoundRecord struct {
-	Round       int     `json:"round"`
-	Query       string  `json:"query"`
-	QuerySource string  `json:"query_source"` // plan, gap, fallback
-	Novelty     float64 `json:"novelty"`
-	Scored      bool    `json:"scored"` // false for the first round, which has nothing to compare with
-	Decision    string  `json:"decision"`
-	Results     int     `json:"results"`
-	NewResults  int     `json:"new_results"`
-	Chars       int     `json:"chars"`
-	Cached      bool    `json:"cached"`
-	Note        string  `json:"note,omitempty"`
-}
+type RoundRecord = activities.RoundRecord
+
+// Plan is the research plan made before any search.
+type Plan = activities.Plan
+
+// Source is one retrieved, deduplicated result with its citation number.
+type Source = activities.Source
 
 // Progress is what the progress query returns.
 type Progress struct {
@@ -66,24 +62,6 @@ type Progress struct {
 	ReportPath    string        `json:"report_path,omitempty"`
 	ModelCalls    int           `json:"model_calls"`
 	ModelTokens   int           `json:"model_tokens"`
-}
-
-// Plan is the research plan made before any search.
-type Plan struct {
-	SearchQueries  []string `json:"search_queries"`
-	KnownFacts     []string `json:"known_facts"`
-	KnowledgeGaps  []string `json:"knowledge_gaps"`
-	Subtasks       []string `json:"subtasks"`
-	Planner        string   `json:"planner"` // deterministic or model
-	FallbackReason string   `json:"fallback_reason,omitempty"`
-}
-
-// Source is one retrieved, deduplicated result with its citation number.
-type Source struct {
-	N int `json:"n"`
-	search.Result
-	Round    int  `json:"round"`
-	Enriched bool `json:"enriched"`
 }
 
 // ResearchReport is the output of ResearchWorkflow.

@@ -21,7 +21,7 @@ var stopwords = func() map[string]bool {
 		other our ours ourselves out over own same she should so some such than that the their theirs
 		them themselves then there these they this those through to too under until up very was we
 		were what when where which while who whom why will with would you your yours yourself
-		yourselves s t near`) {
+		yourselves s t`) {
 		m[w] = true
 	}
 	return m

@@ -12,7 +12,9 @@ import (
 	"net/url"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -42,7 +44,7 @@ type StageConfig struct {
 
 // Config is the Ollama host and every stage's settings.
 type Config struct {
-	Host                                         string
+	Host                                           string
 	Planner, Producer, Evaluator, Embedder, Vision StageConfig
 }
 
@@ -93,6 +95,9 @@ type Client struct {
 	cfg  Config
 	host string
 	api  *api.Client
+
+	mu      sync.Mutex
+	trained map[string]int // model -> trained context length (0: unknown)
 }
 
 // New parses the host ("http://h:11434", "h:11434" or "h") and builds a client. A nil
@@ -116,7 +121,7 @@ func New(cfg Config, httpClient *http.Client) (*Client, error) {
 	if httpClient == nil {
 		httpClient = &http.Client{}
 	}
-	return &Client{cfg: cfg, host: u.String(), api: api.NewClient(u, httpClient)}, nil
+	return &Client{cfg: cfg, host: u.String(), api: api.NewClient(u, httpClient), trained: map[string]int{}}, nil
 }
 
 // Host is the server URL the client talks to.
@@ -190,30 +195,43 @@ type callError struct {
 	err  error
 }
 
-func (e *callError) Error() string   { return e.msg }
-func (e *callError) Unwrap() []error { return []error{e.kind, e.err} }
+func (e *callError) Error() string { return e.msg }
+func (e *callError) Unwrap() []error {
+	var errs []error
+	for _, err := range []error{e.kind, e.err} {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
 
-// wrap turns a transport or API error into one that names the host and the model.
+// wrap turns a transport or API error into one that names the host and the model ("" for
+// calls about no model).
 func (c *Client) wrap(ctx context.Context, model string, err error) error {
+	subject := fmt.Sprintf("model %q", model)
+	if model == "" {
+		subject = "request"
+	}
 	if ctx.Err() != nil {
-		return &callError{msg: fmt.Sprintf("ollama at %s: model %q: %v", c.host, model, ctx.Err()), err: err}
+		return &callError{msg: fmt.Sprintf("ollama at %s: %s: %v", c.host, subject, ctx.Err()), err: err}
 	}
 	var se api.StatusError
 	if errors.As(err, &se) {
 		switch {
-		case se.StatusCode == http.StatusNotFound:
+		case se.StatusCode == http.StatusNotFound && model != "":
 			return &callError{msg: fmt.Sprintf("ollama at %s: model %q not found (run 'ollama pull %s')", c.host, model, model), kind: ErrModelMissing, err: err}
 		case se.StatusCode >= 500:
-			return &callError{msg: fmt.Sprintf("ollama at %s: server error %d for model %q: %s", c.host, se.StatusCode, model, se.ErrorMessage), kind: ErrUnavailable, err: err}
+			return &callError{msg: fmt.Sprintf("ollama at %s: server error %d for %s: %s", c.host, se.StatusCode, subject, se.ErrorMessage), kind: ErrUnavailable, err: err}
 		default:
-			return &callError{msg: fmt.Sprintf("ollama at %s: model %q rejected the request (%d): %s", c.host, model, se.StatusCode, se.ErrorMessage), err: err}
+			return &callError{msg: fmt.Sprintf("ollama at %s: %s rejected (%d): %s", c.host, subject, se.StatusCode, se.ErrorMessage), err: err}
 		}
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		return &callError{msg: fmt.Sprintf("ollama at %s is unreachable (is 'ollama serve' running?): %v", c.host, ue.Err), kind: ErrUnavailable, err: err}
 	}
-	return &callError{msg: fmt.Sprintf("ollama at %s: model %q: %v", c.host, model, err), err: err}
+	return &callError{msg: fmt.Sprintf("ollama at %s: %s: %v", c.host, subject, err), err: err}
 }
 
 func (c *Client) stage(s Stage) (StageConfig, error) {
@@ -242,17 +260,41 @@ func keepAlive(sc StageConfig) *api.Duration {
 	return &api.Duration{Duration: sc.KeepAlive}
 }
 
+// reserve is the output room kept free of prompt: MaxTokens, but at most half the window.
+func reserve(sc StageConfig) int { return max(0, min(sc.MaxTokens, sc.NumCtx/2)) }
+
 // promptCut reports whether Ollama probably cut the prompt: it filled the window left after
 // the output reserve (Ollama truncates silently; only PromptEvalCount shows it).
 func promptCut(sc StageConfig, promptTokens int) bool {
+	return sc.NumCtx > 0 && promptTokens >= sc.NumCtx-reserve(sc)
+}
+
+// window returns sc with NumCtx clamped to the model's trained context length, as Ollama
+// does silently when it loads the model. The length is asked once per model and cached.
+func (c *Client) window(ctx context.Context, sc StageConfig) StageConfig {
 	if sc.NumCtx <= 0 {
-		return false
+		return sc
 	}
-	limit := sc.NumCtx - sc.MaxTokens
-	if sc.MaxTokens <= 0 || limit <= 0 {
-		limit = sc.NumCtx
+	c.mu.Lock()
+	n, ok := c.trained[sc.Model]
+	c.mu.Unlock()
+	if !ok {
+		resp, err := c.api.Show(ctx, &api.ShowRequest{Model: sc.Model})
+		if err != nil {
+			return sc // the call itself will report the problem
+		}
+		arch, _ := resp.ModelInfo["general.architecture"].(string)
+		if v, ok := resp.ModelInfo[arch+".context_length"].(float64); ok {
+			n = int(v)
+		}
+		c.mu.Lock()
+		c.trained[sc.Model] = n
+		c.mu.Unlock()
 	}
-	return promptTokens >= limit
+	if n > 0 && n < sc.NumCtx {
+		sc.NumCtx = n
+	}
+	return sc
 }
 
 // reply is one finished non-streaming chat answer.
@@ -263,6 +305,7 @@ type reply struct {
 
 // chat makes one non-streaming /api/chat call.
 func (c *Client) chat(ctx context.Context, sc StageConfig, msgs []api.Message, format json.RawMessage) (reply, Usage, error) {
+	sc = c.window(ctx, sc)
 	stream := false
 	req := &api.ChatRequest{
 		Model:     sc.Model,
@@ -311,7 +354,7 @@ func (c *Client) Generate(ctx context.Context, stage Stage, system, prompt strin
 	return strings.TrimSpace(r.text), u, err
 }
 
-// GenerateJSON asks for JSON constrained by schema, decodes it into out (a pointer) and runs
+// GenerateJSON asks for JSON constrained by schema, decodes it into out (a non-nil pointer) and runs
 // validate (nil: none). A bad answer gets one repair attempt; if that is bad too the Outcome
 // says Fallback with a nil error. Only transport and server errors are returned as errors.
 func (c *Client) GenerateJSON(ctx context.Context, stage Stage, system, prompt string, schema json.RawMessage, out any, validate func() error) (Outcome, Usage, error) {
@@ -372,17 +415,18 @@ func repairPrompt(problem error, schema json.RawMessage) string {
 }
 
 // GenerateFitted drops or shortens evidence so system, render(evidence) and question fit the
-// stage's num_ctx with MaxTokens left for output; the prompt is render(evidence) followed by
-// the question, which is never cut. If the server still reports a cut prompt, it retries once
-// with half the evidence. It returns the answer, the usage of both calls (Truncated from the
-// last one) and how many evidence items the answer saw.
+// model's real window (num_ctx clamped to its trained length) with room left for the answer.
+// The prompt is render(evidence) then the question, which is never cut. If the server still
+// reports a cut prompt, it retries once with half the evidence. It returns the answer, the
+// usage of both calls (Truncated from the last) and how many evidence items the answer saw.
 func (c *Client) GenerateFitted(ctx context.Context, stage Stage, system, question string, evidence []string, render func(evidence []string) string) (string, Usage, int, error) {
 	sc, err := c.stage(stage)
 	if err != nil {
 		return "", Usage{}, 0, err
 	}
+	sc = c.window(ctx, sc)
 	prompt := func(ev []string) string { return render(ev) + "\n\n" + question }
-	ev := FitPrompt(system+"\n"+prompt(nil), evidence, sc.NumCtx, sc.MaxTokens)
+	ev := FitPrompt(system+"\n"+prompt(nil), evidence, sc.NumCtx, reserve(sc))
 	r, total, err := c.chat(ctx, sc, messages(system, prompt(ev)), nil)
 	if err != nil || !total.Truncated || len(ev) == 0 {
 		return strings.TrimSpace(r.text), total, len(ev), err
@@ -419,6 +463,38 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage,
 		out = append(out, resp.Embeddings...)
 	}
 	return out, total, nil
+}
+
+// CheckModels fails with an ErrModelMissing error naming every configured stage model the
+// server lacks, so a worker can refuse to start instead of failing mid-run.
+func (c *Client) CheckModels(ctx context.Context) error {
+	list, err := c.api.List(ctx)
+	if err != nil {
+		return c.wrap(ctx, "", err)
+	}
+	tag := func(m string) string {
+		if strings.Contains(m, ":") {
+			return m
+		}
+		return m + ":latest"
+	}
+	have := map[string]bool{}
+	for _, m := range list.Models {
+		have[tag(m.Name)], have[tag(m.Model)] = true, true
+	}
+	var missing []string
+	for _, s := range []Stage{Planner, Producer, Evaluator, Embedder, Vision} {
+		if m := c.cfg.Stage(s).Model; m != "" && !have[tag(m)] && !slices.Contains(missing, m) {
+			missing = append(missing, m)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return &callError{
+		msg:  fmt.Sprintf("ollama at %s: models not found: %s (run 'ollama pull %s')", c.host, strings.Join(missing, ", "), strings.Join(missing, "' and 'ollama pull ")),
+		kind: ErrModelMissing,
+	}
 }
 
 // Describe sends an image file to the vision model and returns its short description.

@@ -65,11 +65,10 @@ type Decision string
 
 // Decisions.
 const (
-	DecisionContinue          Decision = "continue"
-	DecisionExpansion         Decision = "expansion-research"
-	DecisionUrgentExpansion   Decision = "urgent-expansion-research"
-	DecisionFlagForReview     Decision = "flag-for-human-review"
-	DecisionInsufficientCycle Decision = "continue (fewer than 10 cycles)"
+	DecisionContinue        Decision = "continue"
+	DecisionExpansion       Decision = "expansion-research"
+	DecisionUrgentExpansion Decision = "urgent-expansion-research"
+	DecisionFlagForReview   Decision = "flag-for-human-review"
 )
 
 // BenchmarkScore is one benchmark's score in a cycle; optional, it lets expansion propose
@@ -308,7 +307,7 @@ func AggregateOf(snaps []Snapshot) Aggregate {
 func Decide(a Aggregate) Decision {
 	switch {
 	case a.Cycles < MinCycles:
-		return DecisionInsufficientCycle
+		return DecisionContinue
 	case a.ConsecutiveCritical >= CriticalStreak:
 		return DecisionUrgentExpansion
 	case a.ConsecutiveHigh >= HighStreak:

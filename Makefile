@@ -1,0 +1,63 @@
+# sated developer targets. 'make help' lists them. Tools install into .tools/, state into .sated/.
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+BIN := $(CURDIR)/.tools/bin
+export PATH := $(BIN):$(PATH)
+# Passed through to tests: 1 turns integration skips into failures.
+export SATED_REQUIRE_INTEGRATION
+
+TEST_ENV := TEMPORAL_ADDRESS=127.0.0.1:7233 OLLAMA_HOST=http://127.0.0.1:11434 \
+	SATED_TEST_MODEL=sated-test-stories SATED_TEST_RANDOM_MODEL=sated-test-random
+TESTFLAGS ?=
+BENCH ?= .
+BENCHTIME ?= 500ms
+WORKFLOWCHECK_VERSION ?= v0.6.0
+
+.PHONY: help tools build test bench run stop clean lint
+
+help: ## list the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z]+:.*## / {printf "  make %-7s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@echo
+	@echo "  make run OLLAMA=1 SATED_PLANNER_MODEL=... starts Ollama and gives stages a model;"
+	@echo "  CORPUS='dir ...' and Q='question' choose what 'make run' indexes and asks."
+
+tools: ## install the Temporal CLI and Ollama into .tools/bin (built with Go if missing)
+	@bash scripts/install-temporal.sh
+	@bash scripts/install-ollama.sh
+
+build: ## build the worker and starter into .tools/bin
+	@mkdir -p $(BIN)
+	go build -o $(BIN)/worker ./worker
+	go build -o $(BIN)/starter ./starter
+
+test: tools ## go vet, then every test against a real Temporal and Ollama with the tiny models
+	go vet ./...
+	bash scripts/services.sh run temporal ollama -- \
+		env $(TEST_ENV) go test ./... -count=1 -timeout 40m $(TESTFLAGS)
+
+bench: tools ## benchmarks with the test services; output also in .sated/bench.txt
+	@mkdir -p .sated
+	bash scripts/services.sh run temporal ollama -- \
+		env $(TEST_ENV) go test -run '^$$' -bench '$(BENCH)' -benchtime $(BENCHTIME) -benchmem \
+		-timeout 30m ./... | tee .sated/bench.txt
+
+run: tools build ## Temporal + worker, index CORPUS, research Q, print the report and the UI link
+	bash scripts/run.sh
+
+stop: ## stop the worker and the services started here
+	@bash scripts/services.sh stop
+
+clean: stop ## stop everything and delete .sated (runs, corpus, memory, Temporal history)
+	rm -rf .sated
+
+lint: ## gofmt check, go vet, workflowcheck
+	@files=$$(find . -name '*.go' -not -path './.*' | xargs gofmt -l); \
+	if [[ -n $$files ]]; then echo "gofmt needed:"; echo "$$files"; exit 1; fi
+	go vet ./...
+	@if [[ ! -x $(BIN)/workflowcheck ]]; then \
+		GOBIN=$(BIN) go install go.temporal.io/sdk/contrib/tools/workflowcheck@$(WORKFLOWCHECK_VERSION) || \
+		echo "lint: workflowcheck could not be installed; skipping it"; \
+	fi
+	@if [[ -x $(BIN)/workflowcheck ]]; then echo "workflowcheck ./..."; $(BIN)/workflowcheck ./...; fi

@@ -1,0 +1,71 @@
+package corpus
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// benchQueries are the kind of questions a research run sends to the corpus.
+var benchQueries = []string{
+	"garbage collector pacing", "goroutine scheduler preemption", "http server graceful shutdown",
+	"json unmarshal struct tags", "tls certificate verification", "context cancellation deadline",
+	"mutex starvation mode", "map iteration order random", "escape analysis heap allocation",
+	"utf8 decode rune", "sort slice stable", "reflect method value call", "channel select fairness",
+	"defer panic recover", "time ticker stop", "regexp syntax parse", "sql transaction rollback",
+	"zip archive reader", "memory model happens before", "generic type parameters constraints",
+}
+
+// BenchmarkCorpusSearch indexes GOROOT/src and GOROOT/doc (10k+ real documents) once, then
+// measures search latency. SATED_BENCH_CORPUS=path keeps the index between runs.
+func BenchmarkCorpusSearch(b *testing.B) {
+	if testing.Short() {
+		b.Skip("indexes all of GOROOT; skipped under -short")
+	}
+	ctx := context.Background()
+	root := goroot(b)
+	path := os.Getenv("SATED_BENCH_CORPUS")
+	if path == "" {
+		path = filepath.Join(b.TempDir(), "corpus.db")
+	}
+	x, err := Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer x.Close()
+	start := time.Now()
+	st, err := x.IndexPaths(ctx, []string{filepath.Join(root, "src"), filepath.Join(root, "doc")}, IndexOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	took := time.Since(start)
+	n, err := x.Count(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if n < 10000 {
+		b.Fatalf("corpus holds %d documents, want 10000+", n)
+	}
+	b.Logf("indexed %d docs in %v (%.0f docs/s): %+v", n, took.Round(time.Millisecond), float64(st.Added+st.Updated+st.Unchanged)/took.Seconds(), st)
+
+	b.Run("search", func(b *testing.B) {
+		lat := make([]time.Duration, 0, b.N)
+		i := 0
+		for b.Loop() {
+			t0 := time.Now()
+			res, err := x.Search(ctx, benchQueries[i%len(benchQueries)], 10)
+			lat = append(lat, time.Since(t0))
+			if err != nil || len(res) == 0 {
+				b.Fatalf("%q: %d results, %v", benchQueries[i%len(benchQueries)], len(res), err)
+			}
+			i++
+		}
+		slices.Sort(lat)
+		b.ReportMetric(float64(lat[len(lat)*50/100].Nanoseconds()), "p50-ns")
+		b.ReportMetric(float64(lat[min(len(lat)-1, len(lat)*95/100)].Nanoseconds()), "p95-ns")
+		b.ReportMetric(float64(n), "docs")
+	})
+}

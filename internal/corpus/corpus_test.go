@@ -1,0 +1,389 @@
+package corpus
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sated-dev/sated/internal/search"
+	"github.com/stretchr/testify/require"
+)
+
+func openTemp(t testing.TB) *Index {
+	t.Helper()
+	x, err := Open(filepath.Join(t.TempDir(), "data", "corpus.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { x.Close() })
+	return x
+}
+
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+	}
+}
+
+func fileURL(p string) string { return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String() }
+
+const pageHTML = `<!DOCTYPE html>
+<html><head><title>Tuning the Garbage Collector</title>
+<style>.x { color: red } stylesecret</style>
+<script>var scriptsecret = 1;</script></head>
+<body>
+<nav><a href="/">navsecret home</a></nav>
+<h1>GC tuning</h1>
+<p>The <b>pacer</b> decides when
+   a cycle starts.</p>
+<ul><li>GOGC sets the target</li><li>GOMEMLIMIT caps memory</li></ul>
+<pre>GOGC=off
+go run .</pre>
+<noscript>noscriptsecret</noscript>
+</body></html>`
+
+var sampleFiles = map[string]string{
+	"page.html":         pageHTML,
+	"notes.md":          "Some preface.\n\n# Markdown Heading Title\n\nEscape analysis moves values to the heap.\n",
+	"front.md":          "---\ntitle: \"Front Matter Title\"\nlayout: article\n---\n\n# Other heading\n\nCompatibility promises.\n",
+	"plain.txt":         "Plain text about goroutines and channels.\n",
+	"sub/deep/deep.txt": "Deeply nested scheduler notes.\n",
+	"broken.bin":        "\x7fELF\x00\x00\x01binary junk",
+	"latin1.txt":        "caf\xe9 cr\xe8me",
+	".hidden/secret.md": "# Hidden\n\nhiddensecret",
+}
+
+func TestIndexPathsFormats(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	writeFiles(t, dir, sampleFiles)
+	x := openTemp(t)
+
+	warned := map[string]error{}
+	var progress []int
+	st, err := x.IndexPaths(ctx, []string{dir}, IndexOptions{
+		Warn:     func(p string, err error) { warned[filepath.Base(p)] = err },
+		Progress: func(done int) { progress = append(progress, done) },
+	})
+	require.NoError(t, err)
+	require.Equal(t, IndexStats{Added: 5, Skipped: 2}, st)
+	require.Len(t, warned, 2)
+	require.ErrorIs(t, warned["broken.bin"], errBinary)
+	require.ErrorIs(t, warned["latin1.txt"], errBinary)
+	require.Equal(t, []int{1, 2, 3, 4, 5, 6, 7}, progress)
+	n, err := x.Count(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 5, n)
+
+	page, err := x.Document(ctx, DocID(fileURL(filepath.Join(dir, "page.html"))))
+	require.NoError(t, err)
+	require.Equal(t, "Tuning the Garbage Collector", page.Title)
+	require.Equal(t, FormatHTML, page.Format)
+	require.True(t, strings.HasPrefix(page.URL, "file:///"), page.URL)
+	for _, hidden := range []string{"stylesecret", "scriptsecret", "navsecret", "noscriptsecret", "<p>"} {
+		require.NotContains(t, page.Body, hidden)
+	}
+	require.Contains(t, page.Body, "# GC tuning")
+	require.Contains(t, page.Body, "The pacer decides when a cycle starts.")
+	require.Contains(t, page.Body, "- GOGC sets the target")
+	require.Contains(t, page.Body, "GOGC=off\ngo run .", "pre keeps its lines")
+
+	titles := map[string]string{}
+	for _, name := range []string{"notes.md", "front.md", "plain.txt", "sub/deep/deep.txt"} {
+		d, err := x.Document(ctx, DocID(fileURL(filepath.Join(dir, name))))
+		require.NoError(t, err, name)
+		titles[name] = d.Title
+	}
+	require.Equal(t, map[string]string{
+		"notes.md":          "Markdown Heading Title",
+		"front.md":          "Front Matter Title",
+		"plain.txt":         "plain.txt",
+		"sub/deep/deep.txt": "deep.txt",
+	}, titles)
+
+	for _, q := range []string{"scriptsecret", "navsecret", "hiddensecret"} {
+		res, err := x.Search(ctx, q, 5)
+		require.NoError(t, err)
+		require.Empty(t, res, q)
+	}
+	res, err := x.Search(ctx, "scheduler", 5)
+	require.NoError(t, err)
+	require.Len(t, res, 1)
+	require.Equal(t, fileURL(filepath.Join(dir, "sub/deep/deep.txt")), res[0].URL)
+	require.Equal(t, "corpus", res[0].Provider)
+	require.Equal(t, DocID(res[0].URL), res[0].DocID)
+	require.Contains(t, res[0].Snippet, "scheduler")
+}
+
+func TestIndexSingleFileAndMissingInput(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"one.md": "# One\n\nsingle file"})
+	x := openTemp(t)
+	var warned []string
+	st, err := x.IndexPaths(context.Background(), []string{filepath.Join(dir, "one.md"), filepath.Join(dir, "nope")},
+		IndexOptions{Warn: func(p string, err error) { warned = append(warned, p) }})
+	require.NoError(t, err)
+	require.Equal(t, IndexStats{Added: 1, Skipped: 1}, st)
+	require.Equal(t, []string{filepath.Join(dir, "nope")}, warned)
+}
+
+func TestReindexIsIdempotentAndReplacesChanges(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	writeFiles(t, dir, sampleFiles)
+	x := openTemp(t)
+	_, err := x.IndexPaths(ctx, []string{dir}, IndexOptions{})
+	require.NoError(t, err)
+
+	st, err := x.IndexPaths(ctx, []string{dir}, IndexOptions{})
+	require.NoError(t, err)
+	require.Equal(t, IndexStats{Unchanged: 5, Skipped: 2}, st)
+
+	writeFiles(t, dir, map[string]string{"plain.txt": "Now about quasars instead.\n"})
+	st, err = x.IndexPaths(ctx, []string{dir}, IndexOptions{})
+	require.NoError(t, err)
+	require.Equal(t, IndexStats{Updated: 1, Unchanged: 4, Skipped: 2}, st)
+
+	n, err := x.Count(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 5, n)
+	old, err := x.Search(ctx, "goroutines", 5)
+	require.NoError(t, err)
+	require.Empty(t, old, "the replaced text must leave the full-text index")
+	res, err := x.Search(ctx, "quasars", 5)
+	require.NoError(t, err)
+	require.Len(t, res, 1)
+	d, err := x.Document(ctx, res[0].DocID)
+	require.NoError(t, err)
+	require.Equal(t, "Now about quasars instead.", d.Body)
+}
+
+func TestAddAndDocument(t *testing.T) {
+	ctx := context.Background()
+	x := openTemp(t)
+	require.NoError(t, x.Add(ctx, Document{URL: "https://example.org/a", Title: "A", Body: "alpha body"}))
+	d, err := x.Document(ctx, DocID("https://example.org/a"))
+	require.NoError(t, err)
+	require.Equal(t, Document{ID: DocID("https://example.org/a"), URL: "https://example.org/a", Title: "A", Body: "alpha body", Format: FormatText}, d)
+
+	_, err = x.Document(ctx, "missing")
+	require.ErrorIs(t, err, ErrNotFound)
+	require.Contains(t, err.Error(), "missing")
+	require.ErrorIs(t, x.Add(ctx, Document{Body: "no url"}), search.ErrBadInput)
+}
+
+func TestTitleMatchRanksAbove(t *testing.T) {
+	ctx := context.Background()
+	x := openTemp(t)
+	filler := strings.Repeat("memory allocation heap stack pointer ", 5)
+	require.NoError(t, x.Add(ctx, Document{URL: "u:body", Title: "Runtime internals", Body: filler + "the scavenger returns pages"}))
+	require.NoError(t, x.Add(ctx, Document{URL: "u:title", Title: "The scavenger", Body: filler + "returns pages to the OS"}))
+	require.NoError(t, x.Add(ctx, Document{URL: "u:none", Title: "Unrelated", Body: filler}))
+	res, err := x.Search(ctx, "scavenger", 10)
+	require.NoError(t, err)
+	require.Len(t, res, 2)
+	require.Equal(t, "u:title", res[0].URL)
+	require.Equal(t, "u:body", res[1].URL)
+
+	// More of the query's words matched ranks higher.
+	res, err = x.Search(ctx, "scavenger OS pages", 10)
+	require.NoError(t, err)
+	require.Equal(t, "u:title", res[0].URL)
+}
+
+func TestHostileQueries(t *testing.T) {
+	ctx := context.Background()
+	x := openTemp(t)
+	require.NoError(t, x.Add(ctx, Document{URL: "u:gc", Title: "GC tuning", Body: "Set GOGC and near limits carefully."}))
+	for _, q := range []string{
+		`"gc tuning`, `gc AND`, `AND gc`, `gc*`, `-gc`, `(gc OR`, `NEAR(gc tuning, 2)`, `title:gc`,
+		`^gc`, `gc + tuning`, `'; DROP TABLE docs; -- gc`, `gc NOT`, `{gc}`, `gc"`, `NEAR`,
+	} {
+		res, err := x.Search(ctx, q, 5)
+		require.NoError(t, err, q)
+		require.Len(t, res, 1, q)
+		require.Equal(t, "u:gc", res[0].URL, q)
+	}
+	for _, q := range []string{"", "   ", `"" AND OR`, `***`, "the of and"} {
+		_, err := x.Search(ctx, q, 5)
+		require.ErrorIs(t, err, search.ErrBadInput, q)
+	}
+	n, err := x.Count(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+}
+
+func TestMatchQuery(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+	}{
+		{"garbage collector", `"garbage" OR "collector"`},
+		{`What is the "Go" GC?`, `"go" OR "gc"`},
+		{"NEAR(a b) AND c*", `"near" OR "b" OR "c"`},
+		{"gc gc GC", `"gc"`},
+		{"naïve café 日本語", `"naïve" OR "café" OR "日本語"`},
+		{"go1.22 -race", `"go1" OR "22" OR "race"`},
+	} {
+		got, err := matchQuery(tc.in)
+		require.NoError(t, err, tc.in)
+		require.Equal(t, tc.want, got, tc.in)
+	}
+	long, err := matchQuery(strings.Repeat("word ", 3) + func() string {
+		var b strings.Builder
+		for i := range 100 {
+			fmt.Fprintf(&b, "w%d ", i)
+		}
+		return b.String()
+	}())
+	require.NoError(t, err)
+	require.Equal(t, maxQueryTerms, strings.Count(long, `"`)/2)
+}
+
+func TestSearchLimitAndSnippetBound(t *testing.T) {
+	ctx := context.Background()
+	x := openTemp(t)
+	for i := range 5 {
+		require.NoError(t, x.Add(ctx, Document{URL: fmt.Sprintf("u:%d", i), Title: "doc", Body: strings.Repeat("lengthy scheduling prose ", 400)}))
+	}
+	_, err := x.Search(ctx, "scheduling", 0)
+	require.ErrorIs(t, err, search.ErrBadInput)
+	res, err := x.Search(ctx, "scheduling", 3)
+	require.NoError(t, err)
+	require.Len(t, res, 3)
+	for _, r := range res {
+		require.LessOrEqual(t, len(r.Snippet), search.MaxSnippetChars+len("…"))
+		require.Contains(t, r.Snippet, "scheduling")
+	}
+}
+
+func TestIndexURLs(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/guide.html", func(w http.ResponseWriter, r *http.Request) {
+		require.Contains(t, r.Header.Get("User-Agent"), "sated")
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, pageHTML)
+	})
+	mux.HandleFunc("/raw", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/markdown")
+		fmt.Fprint(w, "# Served Markdown\n\nInterfaces are satisfied implicitly.")
+	})
+	mux.HandleFunc("/image.png", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "image/png")
+		w.Write([]byte("\x89PNG\r\n\x1a\n"))
+	})
+	mux.HandleFunc("/huge.txt", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprint(w, strings.Repeat("x", 2048))
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	ctx := context.Background()
+	x := openTemp(t)
+	warned := map[string]string{}
+	inputs := []string{srv.URL + "/guide.html", srv.URL + "/raw", srv.URL + "/missing", srv.URL + "/image.png", srv.URL + "/huge.txt"}
+	st, err := x.IndexPaths(ctx, inputs, IndexOptions{
+		HTTPClient: srv.Client(),
+		MaxBytes:   1024,
+		Warn:       func(p string, err error) { warned[strings.TrimPrefix(p, srv.URL)] = err.Error() },
+	})
+	require.NoError(t, err)
+	require.Equal(t, IndexStats{Added: 2, Skipped: 3}, st)
+	require.Contains(t, warned["/missing"], "404")
+	require.Contains(t, warned["/image.png"], "image/png")
+	require.Contains(t, warned["/huge.txt"], "limit")
+
+	d, err := x.Document(ctx, DocID(srv.URL+"/guide.html"))
+	require.NoError(t, err)
+	require.Equal(t, "Tuning the Garbage Collector", d.Title)
+	require.NotContains(t, d.Body, "scriptsecret")
+	d, err = x.Document(ctx, DocID(srv.URL+"/raw"))
+	require.NoError(t, err)
+	require.Equal(t, Document{ID: d.ID, URL: srv.URL + "/raw", Title: "Served Markdown", Body: "# Served Markdown\n\nInterfaces are satisfied implicitly.", Format: FormatMarkdown}, d)
+}
+
+func TestIndexStopsOnCancel(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, sampleFiles)
+	x := openTemp(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := x.IndexPaths(ctx, []string{dir}, IndexOptions{})
+	require.ErrorIs(t, err, context.Canceled)
+}
+
+func TestOpenCorruptFileNamesPath(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "corpus.db")
+	require.NoError(t, os.WriteFile(p, []byte(strings.Repeat("this is not a sqlite database ", 200)), 0o644))
+	_, err := Open(p)
+	require.Error(t, err)
+	require.Contains(t, err.Error(), p)
+}
+
+func TestTwoHandlesShareOneFile(t *testing.T) {
+	ctx := context.Background()
+	p := filepath.Join(t.TempDir(), "corpus.db")
+	a, err := Open(p)
+	require.NoError(t, err)
+	defer a.Close()
+	b, err := Open(p)
+	require.NoError(t, err)
+	defer b.Close()
+	require.NoError(t, a.Add(ctx, Document{URL: "u:shared", Title: "Shared", Body: "written by the worker"}))
+	res, err := b.Search(ctx, "worker", 5)
+	require.NoError(t, err)
+	require.Len(t, res, 1)
+	var mode string
+	require.NoError(t, b.db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode))
+	require.Equal(t, "wal", mode)
+}
+
+// goroot finds the Go installation whose docs and sources the real-data tests index.
+func goroot(t testing.TB) string {
+	t.Helper()
+	if r := os.Getenv("GOROOT"); r != "" {
+		return r
+	}
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Skipf("go env GOROOT: %v", err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func TestRealGoDocs(t *testing.T) {
+	ctx := context.Background()
+	doc := filepath.Join(goroot(t), "doc")
+	x := openTemp(t)
+	st, err := x.IndexPaths(ctx, []string{doc}, IndexOptions{})
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, st.Added, 5)
+
+	// Newer distributions may ship the GC guide; this one's only GC text is in the asm doc.
+	gcDoc := "gc-guide.html"
+	if _, err := os.Stat(filepath.Join(doc, gcDoc)); err != nil {
+		gcDoc = "asm.html"
+	}
+	for _, tc := range []struct{ query, file, title string }{
+		{"garbage collector", gcDoc, ""},
+		{"memory model happens before", "go_mem.html", "The Go Memory Model"},
+		{"backwards compatibility GODEBUG settings", "godebug.md", "Go, Backwards Compatibility, and GODEBUG"},
+		{"method sets of interface types", "go_spec.html", "The Go Programming Language Specification"},
+	} {
+		res, err := x.Search(ctx, tc.query, 3)
+		require.NoError(t, err, tc.query)
+		require.NotEmpty(t, res, tc.query)
+		require.Equal(t, fileURL(filepath.Join(doc, tc.file)), res[0].URL, tc.query)
+		if tc.title != "" {
+			require.Equal(t, tc.title, res[0].Title, tc.query)
+		}
+	}
+}

@@ -1,0 +1,264 @@
+package corpus
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"io/fs"
+	"mime"
+	"net/http"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// DefaultMaxBytes bounds one file or fetched page when IndexOptions.MaxBytes is zero.
+const DefaultMaxBytes = 8 << 20
+
+// batchSize is how many writes share a transaction: big enough to be fast, small enough
+// that a CLI and the worker sharing the file do not wait long for each other.
+const batchSize = 256
+
+// userAgent names the indexer to the servers it fetches from.
+const userAgent = "sated-corpus/1 (+https://github.com/sated-dev/sated)"
+
+// IndexOptions tune IndexPaths; the zero value works.
+type IndexOptions struct {
+	// HTTPClient fetches URL inputs; nil means a client with a 30s timeout.
+	HTTPClient *http.Client
+	// MaxBytes bounds one input; larger inputs are skipped with a warning.
+	MaxBytes int64
+	// Warn hears about every input that was skipped and why.
+	Warn func(path string, err error)
+	// Progress hears the count of inputs handled so far.
+	Progress func(done int)
+}
+
+// IndexStats counts what IndexPaths did with each input document.
+type IndexStats struct {
+	Added, Updated, Unchanged, Skipped int
+}
+
+// IndexPaths indexes files, directories (recursively, hidden entries skipped) and http(s)
+// URLs. Inputs that cannot be read or parsed are skipped with a warning; only context
+// cancellation and database failures stop it.
+func (x *Index) IndexPaths(ctx context.Context, inputs []string, opts IndexOptions) (IndexStats, error) {
+	ix := indexer{x: x, ctx: ctx, opts: opts}
+	if ix.opts.MaxBytes <= 0 {
+		ix.opts.MaxBytes = DefaultMaxBytes
+	}
+	if ix.opts.HTTPClient == nil {
+		ix.opts.HTTPClient = &http.Client{Timeout: 30 * time.Second}
+	}
+	defer ix.rollback()
+	for _, in := range inputs {
+		var err error
+		if u, perr := url.Parse(in); perr == nil && (u.Scheme == "http" || u.Scheme == "https") {
+			err = ix.url(in)
+		} else {
+			err = ix.tree(in)
+		}
+		if err != nil {
+			return ix.stats, err
+		}
+	}
+	if err := ix.commit(); err != nil {
+		return ix.stats, fmt.Errorf("corpus %s: %w", x.path, err)
+	}
+	return ix.stats, nil
+}
+
+// indexer carries one IndexPaths run: its batch transaction and its counts.
+type indexer struct {
+	x       *Index
+	ctx     context.Context
+	opts    IndexOptions
+	tx      *sql.Tx
+	pending int
+	done    int
+	stats   IndexStats
+}
+
+// tree indexes a file or walks a directory.
+func (ix *indexer) tree(root string) error {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		ix.skip(root, err)
+		return nil
+	}
+	return filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
+		if cerr := ix.ctx.Err(); cerr != nil {
+			return cerr
+		}
+		if err != nil {
+			ix.skip(p, err)
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if p != abs && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		return ix.file(p)
+	})
+}
+
+// file indexes one local file, following a symlink only to a regular file.
+func (ix *indexer) file(p string) error {
+	info, err := os.Stat(p)
+	if err != nil {
+		ix.skip(p, err)
+		return nil
+	}
+	if !info.Mode().IsRegular() {
+		return nil
+	}
+	if info.Size() > ix.opts.MaxBytes {
+		ix.skip(p, fmt.Errorf("%d bytes is over the %d-byte limit", info.Size(), ix.opts.MaxBytes))
+		return nil
+	}
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		ix.skip(p, err)
+		return nil
+	}
+	name := filepath.Base(p)
+	format := formatOf(name)
+	title, body, err := extract(raw, format, name)
+	if err != nil {
+		ix.skip(p, err)
+		return nil
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(p)}
+	return ix.store(Document{URL: u.String(), Title: title, Body: body, Format: format})
+}
+
+// url fetches and indexes one page.
+func (ix *indexer) url(raw string) error {
+	d, err := ix.fetch(raw)
+	if err != nil {
+		if cerr := ix.ctx.Err(); cerr != nil {
+			return cerr
+		}
+		ix.skip(raw, err)
+		return nil
+	}
+	return ix.store(d)
+}
+
+func (ix *indexer) fetch(raw string) (Document, error) {
+	req, err := http.NewRequestWithContext(ix.ctx, http.MethodGet, raw, nil)
+	if err != nil {
+		return Document{}, err
+	}
+	req.Header.Set("User-Agent", userAgent)
+	req.Header.Set("Accept", "text/html, text/markdown, text/plain;q=0.9")
+	resp, err := ix.opts.HTTPClient.Do(req)
+	if err != nil {
+		return Document{}, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return Document{}, fmt.Errorf("HTTP %s", resp.Status)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, ix.opts.MaxBytes+1))
+	if err != nil {
+		return Document{}, err
+	}
+	if int64(len(body)) > ix.opts.MaxBytes {
+		return Document{}, fmt.Errorf("over the %d-byte limit", ix.opts.MaxBytes)
+	}
+	name := path.Base(req.URL.Path)
+	if name == "/" || name == "." {
+		name = req.URL.Host
+	}
+	format := formatOf(req.URL.Path)
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch {
+	case mt == "text/html" || mt == "application/xhtml+xml":
+		format = FormatHTML
+	case mt == "text/markdown" || mt == "text/x-markdown":
+		format = FormatMarkdown
+	case mt == "text/plain":
+		format = FormatText
+	case mt != "" && !strings.HasPrefix(mt, "text/"):
+		return Document{}, fmt.Errorf("unsupported content type %q", mt)
+	}
+	title, text, err := extract(body, format, name)
+	if err != nil {
+		return Document{}, err
+	}
+	return Document{URL: raw, Title: title, Body: text, Format: format}, nil
+}
+
+// store writes one document inside the current batch.
+func (ix *indexer) store(d Document) error {
+	if ix.tx == nil {
+		tx, err := ix.x.db.BeginTx(ix.ctx, nil)
+		if err != nil {
+			return fmt.Errorf("corpus %s: %w", ix.x.path, err)
+		}
+		ix.tx = tx
+	}
+	c, err := upsert(ix.ctx, ix.tx, d)
+	if err != nil {
+		return fmt.Errorf("corpus %s: store %s: %w", ix.x.path, d.URL, err)
+	}
+	switch c {
+	case added:
+		ix.stats.Added++
+	case updated:
+		ix.stats.Updated++
+	case unchanged:
+		ix.stats.Unchanged++
+	}
+	ix.progress()
+	if ix.pending++; ix.pending >= batchSize {
+		if err := ix.commit(); err != nil {
+			return fmt.Errorf("corpus %s: %w", ix.x.path, err)
+		}
+	}
+	return nil
+}
+
+func (ix *indexer) skip(p string, err error) {
+	ix.stats.Skipped++
+	if ix.opts.Warn != nil {
+		ix.opts.Warn(p, err)
+	}
+	ix.progress()
+}
+
+func (ix *indexer) progress() {
+	ix.done++
+	if ix.opts.Progress != nil {
+		ix.opts.Progress(ix.done)
+	}
+}
+
+func (ix *indexer) commit() error {
+	if ix.tx == nil {
+		return nil
+	}
+	err := ix.tx.Commit()
+	ix.tx, ix.pending = nil, 0
+	return err
+}
+
+func (ix *indexer) rollback() {
+	if ix.tx != nil {
+		ix.tx.Rollback()
+		ix.tx = nil
+	}
+}

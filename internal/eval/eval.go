@@ -1,0 +1,157 @@
+// Package eval scores research output against gold facts: the question-set format, fact recall
+// and the citation check. Small and pure, shared by `starter eval` and the harness.
+package eval
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Fact is one gold fact: recalled when any of its case-insensitive patterns matches.
+type Fact struct {
+	Fact     string   `json:"fact"`
+	Patterns []string `json:"patterns"`
+}
+
+// Question is one line of a question set.
+type Question struct {
+	ID       string `json:"id"`
+	Question string `json:"question"`
+	Gold     []Fact `json:"gold"`
+}
+
+// maxLine bounds one JSONL line; a question set is small text.
+const maxLine = 1 << 20
+
+// ParseQuestions reads a JSONL question set, skipping blank lines and "#" comments. Errors name
+// the line.
+func ParseQuestions(r io.Reader) ([]Question, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), maxLine)
+	var out []Question
+	seen := map[string]int{}
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 || line[0] == '#' {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.DisallowUnknownFields()
+		var q Question
+		if err := dec.Decode(&q); err != nil {
+			return nil, fmt.Errorf("line %d: not a question object: %v", n, err)
+		}
+		if err := q.Validate(); err != nil {
+			return nil, fmt.Errorf("line %d: %v", n, err)
+		}
+		if prev, ok := seen[q.ID]; ok {
+			return nil, fmt.Errorf("line %d: id %q already used on line %d", n, q.ID, prev)
+		}
+		seen[q.ID] = n
+		out = append(out, q)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading questions: %v", err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no questions")
+	}
+	return out, nil
+}
+
+// Validate checks a question has an id, a text and gold facts whose patterns compile.
+func (q Question) Validate() error {
+	if strings.TrimSpace(q.ID) == "" {
+		return fmt.Errorf("missing \"id\"")
+	}
+	if strings.TrimSpace(q.Question) == "" {
+		return fmt.Errorf("question %q: missing \"question\"", q.ID)
+	}
+	if len(q.Gold) == 0 {
+		return fmt.Errorf("question %q: no \"gold\" facts", q.ID)
+	}
+	if err := ValidateFacts(q.Gold); err != nil {
+		return fmt.Errorf("question %q: %v", q.ID, err)
+	}
+	return nil
+}
+
+// ValidateFacts checks every fact is named and has at least one compiling pattern.
+func ValidateFacts(gold []Fact) error {
+	for i, f := range gold {
+		if strings.TrimSpace(f.Fact) == "" {
+			return fmt.Errorf("gold[%d]: missing \"fact\"", i)
+		}
+		if len(f.Patterns) == 0 {
+			return fmt.Errorf("gold[%d] %q: no patterns", i, f.Fact)
+		}
+		for j, p := range f.Patterns {
+			if strings.TrimSpace(p) == "" {
+				return fmt.Errorf("gold[%d] %q: pattern %d is empty", i, f.Fact, j)
+			}
+			if _, err := regexp.Compile("(?i)" + p); err != nil {
+				return fmt.Errorf("gold[%d] %q: pattern %d %q: %v", i, f.Fact, j, p, err)
+			}
+		}
+	}
+	return nil
+}
+
+// FactRecall counts the gold facts text recalls; missing lists the facts not found. A pattern
+// that does not compile never matches (ValidateFacts reports it).
+func FactRecall(text string, gold []Fact) (recalled, total int, missing []string) {
+	for _, f := range gold {
+		if matchesAny(text, f.Patterns) {
+			recalled++
+		} else {
+			missing = append(missing, f.Fact)
+		}
+	}
+	return recalled, len(gold), missing
+}
+
+func matchesAny(text string, patterns []string) bool {
+	for _, p := range patterns {
+		re, err := regexp.Compile("(?i)" + p)
+		if err == nil && re.MatchString(text) {
+			return true
+		}
+	}
+	return false
+}
+
+// Recall is recalled/total as a fraction; 0 when there is no gold.
+func Recall(recalled, total int) float64 {
+	if total == 0 {
+		return 0
+	}
+	return float64(recalled) / float64(total)
+}
+
+// citation matches [1], [2, 3] or [2,3] not followed by "(" (a Markdown link).
+var citation = regexp.MustCompile(`\[(\d+(?:\s*,\s*\d+)*)\]`)
+
+// CheckCitations counts the numeric citations in markdown that point at one of the nSources
+// sources (1..nSources) and those that do not. Markdown links such as [1](url) are not citations.
+func CheckCitations(markdown string, nSources int) (valid, invalid int) {
+	for _, loc := range citation.FindAllStringSubmatchIndex(markdown, -1) {
+		if loc[1] < len(markdown) && markdown[loc[1]] == '(' {
+			continue
+		}
+		for _, part := range strings.Split(markdown[loc[2]:loc[3]], ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(part))
+			if err == nil && n >= 1 && n <= nSources {
+				valid++
+			} else {
+				invalid++
+			}
+		}
+	}
+	return valid, invalid
+}

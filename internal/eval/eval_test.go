@@ -1,0 +1,117 @@
+package eval
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestParseQuestionsErrors(t *testing.T) {
+	cases := []struct{ name, in, want string }{
+		{"not json", "{\"id\":\"a\"", "line 1: not a question object"},
+		{"unknown field", `{"id":"a","question":"q","gold":[{"fact":"f","patterns":["x"]}],"extra":1}`, "line 1: not a question object"},
+		{"no id", `{"question":"q","gold":[{"fact":"f","patterns":["x"]}]}`, `line 1: missing "id"`},
+		{"no question", `{"id":"a","gold":[{"fact":"f","patterns":["x"]}]}`, `line 1: question "a": missing "question"`},
+		{"no gold", "\n\n" + `{"id":"a","question":"q"}`, `line 3: question "a": no "gold" facts`},
+		{"no patterns", `{"id":"a","question":"q","gold":[{"fact":"f"}]}`, `gold[0] "f": no patterns`},
+		{"bad regex", `{"id":"a","question":"q","gold":[{"fact":"f","patterns":["ok","(unclosed"]}]}`, `line 1: question "a": gold[0] "f": pattern 1 "(unclosed"`},
+		{"duplicate id", `{"id":"a","question":"q","gold":[{"fact":"f","patterns":["x"]}]}` + "\n# c\n" + `{"id":"a","question":"q2","gold":[{"fact":"f","patterns":["x"]}]}`, `line 3: id "a" already used on line 1`},
+		{"empty", "\n# only a comment\n", "no questions"},
+	}
+	for _, c := range cases {
+		_, err := ParseQuestions(strings.NewReader(c.in))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want it to contain %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestFactRecall(t *testing.T) {
+	gold := []Fact{
+		{Fact: "GOGC default", Patterns: []string{`GOGC\W*(defaults?\W+to\W*|=\W*)100`}},
+		{Fact: "happens before", Patterns: []string{`happens[- ]before`, `synchronized before`}},
+		{Fact: "never present", Patterns: []string{`zebra`}},
+		{Fact: "bad pattern never matches", Patterns: []string{`(`}},
+	}
+	cases := []struct {
+		text    string
+		rec     int
+		missing []string
+	}{
+		{"gogc defaults to 100; a send is Synchronized Before the receive", 2, []string{"never present", "bad pattern never matches"}},
+		{"GOGC=100 and Happens-Before", 2, []string{"never present", "bad pattern never matches"}},
+		{"nothing relevant", 0, []string{"GOGC default", "happens before", "never present", "bad pattern never matches"}},
+	}
+	for _, c := range cases {
+		rec, total, missing := FactRecall(c.text, gold)
+		if rec != c.rec || total != 4 || !reflect.DeepEqual(missing, c.missing) {
+			t.Errorf("%q: %d/%d missing %v", c.text, rec, total, missing)
+		}
+	}
+	if Recall(3, 4) != 0.75 || Recall(0, 0) != 0 {
+		t.Error("Recall fraction")
+	}
+}
+
+func TestCheckCitations(t *testing.T) {
+	cases := []struct {
+		md         string
+		n          int
+		valid, inv int
+	}{
+		{"GC runs [1]. Channels sync [2][3].", 3, 3, 0},
+		{"Both say so [1, 2]; one is made up [4].", 3, 2, 1},
+		{"[0] is never a source; see [the docs](https://go.dev) and [2](https://x).", 2, 0, 1},
+		{"No sources at all [1].", 0, 0, 1},
+		{"## Sources\n[1] Go memory model — https://go.dev/ref/mem", 1, 1, 0},
+	}
+	for _, c := range cases {
+		v, i := CheckCitations(c.md, c.n)
+		if v != c.valid || i != c.inv {
+			t.Errorf("%q: valid %d invalid %d, want %d %d", c.md, v, i, c.valid, c.inv)
+		}
+	}
+}
+
+// TestGoQuestionsAreTrue checks the shipped question set parses and that every gold fact is
+// recalled by the Go documentation it was written from.
+func TestGoQuestionsAreTrue(t *testing.T) {
+	f, err := os.Open("testdata/go-questions.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	qs, err := ParseQuestions(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) < 8 {
+		t.Fatalf("%d questions, want 8", len(qs))
+	}
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Skipf("no go env: %v", err)
+	}
+	var docs strings.Builder
+	tag := regexp.MustCompile(`<[^>]*>`)
+	for _, name := range []string{"go_mem.html", "go_spec.html", "godebug.md", "asm.html"} {
+		b, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "doc", name))
+		if err != nil {
+			t.Skipf("Go documentation not available: %v", err)
+		}
+		docs.WriteString(tag.ReplaceAllString(string(b), " "))
+	}
+	for _, q := range qs {
+		if rec, total, missing := FactRecall(docs.String(), q.Gold); rec != total {
+			t.Errorf("%s: the docs recall %d/%d; missing %v", q.ID, rec, total, missing)
+		}
+		// and the question text alone must not give the answers away
+		if rec, total, _ := FactRecall(q.Question, q.Gold); rec*2 > total {
+			t.Errorf("%s: the question itself recalls %d/%d facts", q.ID, rec, total)
+		}
+	}
+}

@@ -1,0 +1,188 @@
+package extract
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestHTMLToMarkdown(t *testing.T) {
+	tests := []struct {
+		name     string
+		html     string
+		url      string
+		title    string
+		contains []string
+		excludes []string
+	}{
+		{
+			name: "drops chrome and keeps article",
+			html: `<html><head><title> Saturation  in Search </title><style>.x{color:red}</style>
+				<script>var tracking = "SECRET_SCRIPT";</script></head><body>
+				<header>SITE_HEADER</header><nav><a href="/">NAV_LINK</a></nav>
+				<main><h1>Heading One</h1><p>Search stops when <strong>novelty</strong> falls.</p>
+				<aside>ASIDE_AD</aside><form><input name=q>FORM_TEXT</form>
+				<noscript>NOSCRIPT_TEXT</noscript><iframe src="x">IFRAME</iframe>
+				<div hidden>HIDDEN_DIV</div></main><footer>FOOTER_TEXT</footer></body></html>`,
+			title:    "Saturation in Search",
+			contains: []string{"# Heading One", "Search stops when **novelty** falls."},
+			excludes: []string{"SECRET_SCRIPT", "color:red", "SITE_HEADER", "NAV_LINK", "ASIDE_AD", "FORM_TEXT", "NOSCRIPT_TEXT", "IFRAME", "HIDDEN_DIV", "FOOTER_TEXT"},
+		},
+		{
+			name:     "title falls back to first h1, even inside a dropped header",
+			html:     `<body><header><h1>Only <em>H1</em></h1></header><p>Body text here.</p><h1>Second</h1></body>`,
+			title:    "Only H1",
+			contains: []string{"Body text here."},
+			excludes: []string{"Only"},
+		},
+		{
+			name:     "relative links made absolute",
+			html:     `<p>See <a href="/docs/a.html">the docs</a> and <img src="img/p.png" alt="pic"></p>`,
+			url:      "https://example.com/blog/post",
+			contains: []string{"[the docs](https://example.com/docs/a.html)", "![pic](https://example.com/blog/img/p.png)"},
+		},
+		{
+			name:     "tables and lists survive",
+			html:     `<ul><li>one</li><li>two</li></ul><table><tr><th>k</th><th>v</th></tr><tr><td>a</td><td>1</td></tr></table>`,
+			contains: []string{"- one", "- two", "| k | v |", "| a | 1 |"},
+		},
+		{
+			name: "empty document",
+			html: ``,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := HTMLToMarkdown([]byte(tt.html), tt.url)
+			require.NoError(t, err)
+			assert.Equal(t, tt.title, p.Title)
+			for _, c := range tt.contains {
+				assert.Contains(t, p.Markdown, c)
+			}
+			for _, e := range tt.excludes {
+				assert.NotContains(t, p.Markdown, e)
+			}
+		})
+	}
+}
+
+func TestPlainText(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want string
+	}{
+		{"heading and emphasis", "# The *Title* #\n\nSome **bold** and _it_ text.", "The Title\n\nSome bold and it text."},
+		{"links and images keep text", "See [the docs](https://x.io/a_(b)) and ![a chart](c.png).", "See the docs and a chart."},
+		{"reference links and definitions", "Read [this][1].\n\n[1]: https://x.io", "Read this."},
+		{"escaped characters stay literal", `5 \* 3 is \[not\] a \_link\_`, "5 * 3 is [not] a _link_"},
+		{"escaped footnote link", `Fact.[\[3\]](#cite-3)`, "Fact.[3]"},
+		{"lists and quotes", "- one\n* two\n3. three\n> quoted\n- [x] done", "one\ntwo\nthree\nquoted\ndone"},
+		{"table", "| k | v |\n| --- | :-: |\n| a | 1 |", "k v\na 1"},
+		{"code fences keep content", "Text.\n```go\nx := 1\n```\nAfter `inline_code`.", "Text.\nx := 1\nAfter inline_code."},
+		{"snake_case kept", "use snake_case_names here", "use snake_case_names here"},
+		{"html tags and autolinks", "a <br/> b <https://x.io> <span class=\"k\">c</span>", "a b https://x.io c"},
+		{"rules and blank runs collapse", "a\n\n---\n\n\n\nb", "a\n\nb"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, PlainText(tt.in))
+		})
+	}
+}
+
+func TestSentences(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"simple", "Go is fast. Rust is safe! Is Zig small? Yes it is quite small.",
+			[]string{"Go is fast.", "Rust is safe!", "Is Zig small?", "Yes it is quite small."}},
+		{"abbreviations", "Use a tool, e.g. Temporal for durable runs. Dr. Smith agreed with Prof. Jones on it.",
+			[]string{"Use a tool, e.g. Temporal for durable runs.", "Dr. Smith agreed with Prof. Jones on it."}},
+		{"dotted abbreviations and initials", "The U.S. Army funded J. R. Licklider early on. Then it grew.",
+			[]string{"The U.S. Army funded J. R. Licklider early on.", "Then it grew."}},
+		{"decimals and versions", "Pi is 3.14 roughly. Go 1.21 added min and max builtins. It shipped in go1.21.0 builds.",
+			[]string{"Pi is 3.14 roughly.", "Go 1.21 added min and max builtins.", "It shipped in go1.21.0 builds."}},
+		{"version at end of sentence", "The latest release is v2.5.2. Upgrade it today please.",
+			[]string{"The latest release is v2.5.2.", "Upgrade it today please."}},
+		{"lowercase after dot is not a boundary", "Prices rose approx. by ten percent this year overall.",
+			[]string{"Prices rose approx. by ten percent this year overall."}},
+		{"quotes close sentences", `He said "it works." Then he left the room.`,
+			[]string{`He said "it works."`, "Then he left the room."}},
+		{"ellipsis", "It waited for a while… Then the round ended early.", []string{"It waited for a while…", "Then the round ended early."}},
+		{"short fragments dropped", "Home\nMenu\nRead more.\nThis sentence has enough words.",
+			[]string{"This sentence has enough words."}},
+		{"hard wrapped lines joined", "This line is wrapped by the\nauthor at seventy columns.\nA New line starts here.",
+			[]string{"This line is wrapped by the author at seventy columns.", "A New line starts here."}},
+		{"code lines dropped", "Set the value like this:\nx := compute(a, b)\nif err != nil {\nreturn err\n}\nThat is all you need here.",
+			[]string{"Set the value like this:", "That is all you need here."}},
+		{"symbol heavy line dropped", "map[string]int{\"a\": 1} (x) [y]\nPlain prose remains here.",
+			[]string{"Plain prose remains here."}},
+		{"cjk", "这是第一句话。这是第二句话。", []string{"这是第一句话。", "这是第二句话。"}},
+		{"empty", "  \n\n ", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, Sentences(tt.in))
+		})
+	}
+}
+
+func TestWords(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"Hello, World!", []string{"hello", "world"}},
+		{"Go1.21 ships; go1.21.0 too.", []string{"go1.21", "ships", "go1.21.0", "too"}},
+		{"state-of-the-art snake_case don't it’s", []string{"state-of-the-art", "snake_case", "don't", "it's"}},
+		{"e.g. U.S. -- trailing- .dots.", []string{"e.g", "u.s", "trailing", "dots"}},
+		{"Ünïcode naïve café 42", []string{"ünïcode", "naïve", "café", "42"}},
+		{"", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			assert.Equal(t, tt.want, Words(tt.in))
+		})
+	}
+}
+
+func TestPlainTextThenSentencesOnConvertedPage(t *testing.T) {
+	p, err := HTMLToMarkdown([]byte(`<article><h2>Results</h2><p>The gate stops after two flat rounds.
+		It uses a threshold of 3.5 points.</p><ul><li>First bullet is a full sentence here.</li></ul>
+		<pre><code>for i := 0; i < n; i++ {
+	x++
+}</code></pre></article>`), "")
+	require.NoError(t, err)
+	got := Sentences(PlainText(p.Markdown))
+	assert.Equal(t, []string{
+		"The gate stops after two flat rounds.",
+		"It uses a threshold of 3.5 points.",
+		"First bullet is a full sentence here.",
+	}, got)
+	assert.False(t, strings.Contains(strings.Join(got, " "), "i++"))
+}
+
+func BenchmarkHTMLToMarkdown(b *testing.B) {
+	page := []byte("<html><head><title>T</title></head><body><nav>n</nav>" +
+		strings.Repeat("<p>Some <b>bold</b> text with a <a href='/x'>link</a>. Another sentence here.</p>", 2000) +
+		"</body></html>")
+	b.SetBytes(int64(len(page)))
+	for b.Loop() {
+		if _, err := HTMLToMarkdown(page, "https://example.com/"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSentences(b *testing.B) {
+	text := strings.Repeat("Dr. Smith measured 3.5 units, e.g. in the U.S. lab. Then results improved a lot! ", 2000)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		Sentences(text)
+	}
+}

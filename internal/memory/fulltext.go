@@ -1,0 +1,145 @@
+package memory
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/sated-dev/sated/internal/chunk"
+)
+
+// FullText is the lexical side of memory: the embedded SQLite FTS5 index, or Meilisearch.
+type FullText interface {
+	Name() string
+	// Health reports whether the backend answers; an unreachable backend wraps ErrFullTextUnavailable.
+	Health(ctx context.Context) error
+	// Index adds or replaces documents by ID.
+	Index(ctx context.Context, docs []TextDoc) error
+	// Search returns up to limit hits, best first; a higher Score is a better match.
+	Search(ctx context.Context, query string, limit int) ([]TextHit, error)
+	Delete(ctx context.Context, ids []string) error
+	DeleteTask(ctx context.Context, task string) error
+	Close() error
+}
+
+// TextDoc is what the full-text side stores per observation.
+type TextDoc struct {
+	ID   string `json:"id"`
+	Text string `json:"fact"`
+	Task string `json:"task"`
+}
+
+// TextHit is one full-text match.
+type TextHit struct {
+	ID    string
+	Score float64
+}
+
+// ErrFullTextUnavailable marks a full-text backend that cannot be reached, so the store can
+// fall back to the embedded index and say so.
+var ErrFullTextUnavailable = errors.New("full-text backend unavailable")
+
+// SQLiteFTS is the embedded full-text index: an FTS5 table with Porter stemming, ranked by BM25.
+type SQLiteFTS struct {
+	db   *sql.DB
+	path string
+}
+
+// OpenSQLiteFTS opens or creates the index file at path.
+func OpenSQLiteFTS(path string) (*SQLiteFTS, error) {
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)")
+	if err != nil {
+		return nil, fmt.Errorf("open full-text index %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1) // one writer; FTS5 queries are fast enough to share it
+	_, err = db.Exec(`CREATE VIRTUAL TABLE IF NOT EXISTS facts USING fts5(id UNINDEXED, task UNINDEXED, fact, tokenize='porter unicode61')`)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open full-text index %s (is it a sated SQLite file?): %w", path, err)
+	}
+	return &SQLiteFTS{db: db, path: path}, nil
+}
+
+// Name says which backend answered.
+func (f *SQLiteFTS) Name() string { return "sqlite-fts5" }
+
+// Health pings the database file.
+func (f *SQLiteFTS) Health(ctx context.Context) error { return f.db.PingContext(ctx) }
+
+// Index replaces documents with the same ID in one transaction.
+func (f *SQLiteFTS) Index(ctx context.Context, docs []TextDoc) error {
+	tx, err := f.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, d := range docs {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM facts WHERE id = ?`, d.ID); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO facts(id, task, fact) VALUES (?, ?, ?)`, d.ID, d.Task, d.Text); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// Search matches any query word (stop words dropped) and ranks by BM25.
+func (f *SQLiteFTS) Search(ctx context.Context, query string, limit int) ([]TextHit, error) {
+	expr := matchExpr(query)
+	if expr == "" || limit <= 0 {
+		return nil, nil
+	}
+	rows, err := f.db.QueryContext(ctx, `SELECT id, bm25(facts) FROM facts WHERE facts MATCH ? ORDER BY bm25(facts) LIMIT ?`, expr, limit)
+	if err != nil {
+		return nil, fmt.Errorf("full-text search: %w", err)
+	}
+	defer rows.Close()
+	var hits []TextHit
+	for rows.Next() {
+		var h TextHit
+		if err := rows.Scan(&h.ID, &h.Score); err != nil {
+			return nil, err
+		}
+		h.Score = -h.Score // bm25() is lower-is-better
+		hits = append(hits, h)
+	}
+	return hits, rows.Err()
+}
+
+// matchExpr quotes each token so user text can never be read as FTS5 query syntax.
+func matchExpr(query string) string {
+	toks := chunk.Tokens(query)
+	seen := map[string]bool{}
+	var parts []string
+	for _, t := range toks {
+		if !seen[t] {
+			seen[t] = true
+			parts = append(parts, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
+		}
+	}
+	return strings.Join(parts, " OR ")
+}
+
+// Delete removes documents by ID.
+func (f *SQLiteFTS) Delete(ctx context.Context, ids []string) error {
+	for _, id := range ids {
+		if _, err := f.db.ExecContext(ctx, `DELETE FROM facts WHERE id = ?`, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// DeleteTask removes every document of a task.
+func (f *SQLiteFTS) DeleteTask(ctx context.Context, task string) error {
+	_, err := f.db.ExecContext(ctx, `DELETE FROM facts WHERE task = ?`, task)
+	return err
+}
+
+// Close closes the database.
+func (f *SQLiteFTS) Close() error { return f.db.Close() }

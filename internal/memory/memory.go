@@ -1,0 +1,582 @@
+// Package memory keeps facts across runs in two backends: a chromem-go vector store and a
+// full-text index (embedded SQLite FTS5, optionally Meilisearch), recalled by a hybrid score.
+// chromem-go holds its index in one process, so exactly one process may open a directory.
+package memory
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	chromem "github.com/philippgille/chromem-go"
+
+	"github.com/sated-dev/sated/internal/search"
+)
+
+// Recall defaults from the product design.
+const (
+	DefaultK        = 4
+	Oversample      = 3    // vector candidates per wanted result
+	TextWeight      = 0.4  // weight of the normalised full-text score in the hybrid score
+	NearDuplicate   = 0.95 // vector similarity at which a new observation counts as already held
+	MaxFactBytes    = 2000
+	collectionName  = "observations"
+	manifestVersion = 1
+	minTextHits     = 50 // full-text hits fetched at least, so the score normalisation is stable
+)
+
+// Observation is one remembered fact.
+type Observation struct {
+	ID      string    `json:"id"`
+	Fact    string    `json:"fact"`
+	Sources []string  `json:"sources"`
+	Task    string    `json:"task"`
+	At      time.Time `json:"at"`
+}
+
+// Hit is a recalled observation with its scores.
+type Hit struct {
+	Observation
+	Score  float64 `json:"score"`  // vector + TextWeight*text
+	Vector float64 `json:"vector"` // cosine similarity to the query
+	Text   float64 `json:"text"`   // full-text score normalised to [0,1]
+}
+
+// Options configure Open.
+type Options struct {
+	Dir string // required; chromem-go data, the embedded FTS5 file, manifest and quarantine log
+	// Embedder makes the vectors; nil means LexicalEmbedder (offline, not semantic).
+	Embedder Embedder
+	// EmbedderID names the embedding space; defaults to the embedder's ID() method.
+	EmbedderID string
+	// FullText is an extra full-text backend searched first (Meilisearch). The embedded FTS5
+	// index is always written too, and answers when FullText is unreachable.
+	FullText FullText
+	K        int // results per recall; 0 means DefaultK
+}
+
+// Store is the memory. Its methods are safe for concurrent use within the one process.
+type Store struct {
+	mu       sync.Mutex
+	dir      string
+	db       *chromem.DB
+	col      *chromem.Collection
+	embed    Embedder
+	embedID  string
+	local    *SQLiteFTS
+	remote   FullText
+	k        int
+	lock     *os.File
+	quarCnt  int
+	manifest manifest
+}
+
+// manifest records what a directory holds, so a damaged directory is detected instead of
+// being silently treated as empty.
+type manifest struct {
+	Version  int       `json:"version"`
+	Embedder string    `json:"embedder"`
+	Count    int       `json:"count"`
+	Created  time.Time `json:"created"`
+}
+
+func (s *Store) vectorDir() string      { return filepath.Join(s.dir, "vectors") }
+func (s *Store) manifestPath() string   { return filepath.Join(s.dir, "manifest.json") }
+func (s *Store) quarantinePath() string { return filepath.Join(s.dir, "quarantine.jsonl") }
+
+// Open opens or creates the memory in opt.Dir. A directory that exists but cannot be loaded,
+// or whose vector data is missing or incomplete, is an error naming it, never a fresh start.
+func Open(ctx context.Context, opt Options) (*Store, error) {
+	if opt.Dir == "" {
+		return nil, errors.New("memory: no directory given")
+	}
+	s := &Store{dir: filepath.Clean(opt.Dir), embed: opt.Embedder, embedID: opt.EmbedderID, remote: opt.FullText, k: opt.K}
+	if s.embed == nil {
+		s.embed = LexicalEmbedder{}
+	}
+	if s.embedID == "" {
+		if n, ok := s.embed.(interface{ ID() string }); ok {
+			s.embedID = n.ID()
+		} else {
+			return nil, errors.New("memory: EmbedderID is required for this embedder")
+		}
+	}
+	if s.k <= 0 {
+		s.k = DefaultK
+	}
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return nil, fmt.Errorf("memory directory %s: %w", s.dir, err)
+	}
+	lock, err := lockDir(filepath.Join(s.dir, "LOCK"))
+	if err != nil {
+		return nil, fmt.Errorf("memory directory %s: %w", s.dir, err)
+	}
+	s.lock = lock
+	if err := s.load(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Store) load() error {
+	fresh := false
+	b, err := os.ReadFile(s.manifestPath())
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if entries, _ := os.ReadDir(s.vectorDir()); len(entries) > 0 {
+			return fmt.Errorf("memory directory %s: vector data in %s but no manifest.json; refusing to guess what it holds (move it away to start empty)", s.dir, s.vectorDir())
+		}
+		fresh = true
+		s.manifest = manifest{Version: manifestVersion, Embedder: s.embedID, Created: time.Now().UTC()}
+	case err != nil:
+		return fmt.Errorf("memory directory %s: read manifest: %w", s.dir, err)
+	default:
+		if err := json.Unmarshal(b, &s.manifest); err != nil || s.manifest.Version == 0 {
+			return fmt.Errorf("memory directory %s: manifest.json is corrupt (restore it from a backup or move the directory away): %v", s.dir, err)
+		}
+		if s.manifest.Embedder != s.embedID {
+			return fmt.Errorf("memory directory %s was built with embedder %q but %q is configured; vectors from different embedders cannot be compared (set the same embedding model, or move the directory away)", s.dir, s.manifest.Embedder, s.embedID)
+		}
+		if fi, err := os.Stat(s.vectorDir()); err != nil || !fi.IsDir() {
+			return fmt.Errorf("memory directory %s: vector store %s is missing but the manifest records %d observations; restore it or move the whole directory away", s.dir, s.vectorDir(), s.manifest.Count)
+		}
+	}
+	s.db, err = chromem.NewPersistentDB(s.vectorDir(), false)
+	if err != nil {
+		return fmt.Errorf("memory directory %s: cannot load vector store %s (corrupt? restore it or move the directory away): %w", s.dir, s.vectorDir(), err)
+	}
+	// The embedding function must be passed again on every open; nil would silently mean OpenAI.
+	ef := s.embedFunc()
+	if fresh {
+		s.col, err = s.db.CreateCollection(collectionName, map[string]string{"embedder": s.embedID}, ef)
+		if err != nil {
+			return fmt.Errorf("memory directory %s: create vector collection: %w", s.dir, err)
+		}
+	} else if s.col = s.db.GetCollection(collectionName, ef); s.col == nil {
+		return fmt.Errorf("memory directory %s: vector store %s has no %q collection but the manifest records %d observations", s.dir, s.vectorDir(), collectionName, s.manifest.Count)
+	}
+	if n := s.col.Count(); n < s.manifest.Count {
+		return fmt.Errorf("memory directory %s: vector store %s holds %d observations but the manifest records %d; files were lost (restore them or move the directory away)", s.dir, s.vectorDir(), n, s.manifest.Count)
+	}
+	if s.local, err = OpenSQLiteFTS(filepath.Join(s.dir, "fulltext.db")); err != nil {
+		return fmt.Errorf("memory directory %s: %w", s.dir, err)
+	}
+	if s.quarCnt, err = countLines(s.quarantinePath()); err != nil {
+		return fmt.Errorf("memory directory %s: read quarantine log: %w", s.dir, err)
+	}
+	return s.saveManifest()
+}
+
+func (s *Store) embedFunc() chromem.EmbeddingFunc {
+	return func(ctx context.Context, text string) ([]float32, error) {
+		v, err := s.embed.Embed(ctx, []string{text})
+		if err != nil {
+			return nil, err
+		}
+		if len(v) != 1 {
+			return nil, fmt.Errorf("embedder returned %d vectors for 1 text", len(v))
+		}
+		return normalize(v[0]), nil
+	}
+}
+
+func (s *Store) saveManifest() error {
+	s.manifest.Count = s.col.Count()
+	b, _ := json.MarshalIndent(s.manifest, "", "  ")
+	tmp := s.manifestPath() + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return fmt.Errorf("memory directory %s: write manifest: %w", s.dir, err)
+	}
+	return os.Rename(tmp, s.manifestPath())
+}
+
+// Close releases the directory.
+func (s *Store) Close() error {
+	var errs []error
+	if s.local != nil {
+		errs = append(errs, s.local.Close())
+	}
+	if s.remote != nil {
+		errs = append(errs, s.remote.Close())
+	}
+	if s.lock != nil {
+		errs = append(errs, s.lock.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// ObservationID is the content address of a fact: equal after normalisation, equal ID.
+func ObservationID(fact string) string {
+	sum := sha256.Sum256([]byte(normText(fact)))
+	return hex.EncodeToString(sum[:12])
+}
+
+// WriteResult counts what happened to each offered observation.
+type WriteResult struct {
+	Stored      int      `json:"stored"`
+	Skipped     int      `json:"skipped"`     // already held (exact or near-duplicate) or empty
+	Quarantined int      `json:"quarantined"` // flagged by the injection scan, logged, not stored
+	IDs         []string `json:"ids,omitempty"`
+	Note        string   `json:"note,omitempty"` // full-text fallback, said plainly
+}
+
+// quarantined is one line of the quarantine log.
+type quarantined struct {
+	At       time.Time `json:"at"`
+	Task     string    `json:"task"`
+	Fact     string    `json:"fact"`
+	Sources  []string  `json:"sources,omitempty"`
+	Findings []string  `json:"findings"`
+}
+
+// Remember scans, deduplicates and stores observations. Flagged ones go to the quarantine
+// log; ones already held (same normalised text, or vector similarity ≥ NearDuplicate) are skipped.
+func (s *Store) Remember(ctx context.Context, obs []Observation) (WriteResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var res WriteResult
+	var keep []Observation
+	for _, o := range obs {
+		o.Fact = strings.TrimSpace(o.Fact)
+		if o.Fact == "" {
+			res.Skipped++
+			continue
+		}
+		if findings := ScanInjection(o.Fact + "\n" + strings.Join(o.Sources, "\n")); len(findings) > 0 {
+			if err := s.quarantine(o, findings); err != nil {
+				return res, err
+			}
+			res.Quarantined++
+			continue
+		}
+		if len(o.Fact) > MaxFactBytes {
+			o.Fact = truncate(o.Fact, MaxFactBytes)
+		}
+		o.ID = ObservationID(o.Fact)
+		if o.At.IsZero() {
+			o.At = time.Now().UTC()
+		}
+		keep = append(keep, o)
+	}
+	if len(keep) == 0 {
+		return res, nil
+	}
+	texts := make([]string, len(keep))
+	for i, o := range keep {
+		texts[i] = o.Fact
+	}
+	vecs, err := s.embed.Embed(ctx, texts)
+	if err != nil {
+		return res, fmt.Errorf("embed observations: %w", err)
+	}
+	if len(vecs) != len(keep) {
+		return res, fmt.Errorf("embedder returned %d vectors for %d observations", len(vecs), len(keep))
+	}
+	var stored []TextDoc
+	for i, o := range keep {
+		v := normalize(vecs[i])
+		dup, err := s.held(ctx, o.ID, v)
+		if err != nil {
+			return res, err
+		}
+		if dup {
+			res.Skipped++
+			continue
+		}
+		doc := TextDoc{ID: o.ID, Text: o.Fact, Task: o.Task}
+		// Full-text first: an entry there without a vector is never recalled, the reverse would be.
+		if err := s.local.Index(ctx, []TextDoc{doc}); err != nil {
+			return res, fmt.Errorf("memory directory %s: full-text write: %w", s.dir, err)
+		}
+		src, _ := json.Marshal(o.Sources)
+		err = s.col.AddDocument(ctx, chromem.Document{
+			ID:        o.ID,
+			Content:   o.Fact,
+			Embedding: v,
+			Metadata:  map[string]string{"task": o.Task, "sources": string(src), "at": o.At.UTC().Format(time.RFC3339Nano)},
+		})
+		if err != nil {
+			return res, fmt.Errorf("memory directory %s: vector write: %w", s.dir, err)
+		}
+		stored = append(stored, doc)
+		res.IDs = append(res.IDs, o.ID)
+		res.Stored++
+	}
+	if err := s.saveManifest(); err != nil {
+		return res, err
+	}
+	if s.remote != nil && len(stored) > 0 {
+		if err := s.remote.Index(ctx, stored); err != nil {
+			// The embedded stores hold everything; the remote index misses these until re-indexed.
+			res.Note = fmt.Sprintf("%s write failed, stored in the embedded full-text index only: %v", s.remote.Name(), err)
+		}
+	}
+	return res, nil
+}
+
+// held reports whether the store already has this observation or a near-duplicate of it.
+func (s *Store) held(ctx context.Context, id string, v []float32) (bool, error) {
+	if _, err := s.col.GetByID(ctx, id); err == nil {
+		return true, nil
+	}
+	if s.col.Count() == 0 {
+		return false, nil
+	}
+	near, err := s.col.QueryEmbedding(ctx, v, 1, nil, nil)
+	if err != nil {
+		return false, fmt.Errorf("novelty check: %w", err)
+	}
+	return len(near) == 1 && float64(near[0].Similarity) >= NearDuplicate, nil
+}
+
+func (s *Store) quarantine(o Observation, findings []string) error {
+	b, _ := json.Marshal(quarantined{At: time.Now().UTC(), Task: o.Task, Fact: o.Fact, Sources: o.Sources, Findings: findings})
+	f, err := os.OpenFile(s.quarantinePath(), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return fmt.Errorf("quarantine log: %w", err)
+	}
+	defer f.Close()
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("quarantine log: %w", err)
+	}
+	s.quarCnt++
+	return nil
+}
+
+// SearchResult is a recall answer.
+type SearchResult struct {
+	Hits     []Hit  `json:"hits"`
+	FullText string `json:"full_text"` // backend that gave the text scores
+	Note     string `json:"note,omitempty"`
+}
+
+// mode selects the scoring Search uses; the benchmarks compare them.
+type mode int
+
+const (
+	modeHybrid mode = iota
+	modeVector
+	modeText
+)
+
+// Search recalls up to k observations (0: the store's K): the vector store is oversampled
+// Oversample×k, and each candidate is re-ranked by similarity + TextWeight × normalised
+// full-text score.
+func (s *Store) Search(ctx context.Context, query string, k int) (SearchResult, error) {
+	return s.search(ctx, query, k, modeHybrid)
+}
+
+func (s *Store) search(ctx context.Context, query string, k int, m mode) (SearchResult, error) {
+	if strings.TrimSpace(query) == "" {
+		return SearchResult{}, fmt.Errorf("empty query: %w", ErrBadInput)
+	}
+	if k <= 0 {
+		k = s.k
+	}
+	n := s.col.Count()
+	if n == 0 {
+		return SearchResult{Hits: []Hit{}}, nil
+	}
+	want := min(Oversample*k, n) // chromem-go fails when asked for more than it holds
+	var res SearchResult
+	text := map[string]float64{}
+	if m != modeVector {
+		hits, name, note, err := s.textSearch(ctx, query, max(want, minTextHits))
+		if err != nil {
+			return SearchResult{}, err
+		}
+		res.FullText, res.Note = name, note
+		top := 0.0
+		for _, h := range hits {
+			top = max(top, h.Score)
+		}
+		for _, h := range hits {
+			if top > 0 {
+				text[h.ID] = h.Score / top
+			}
+		}
+		if m == modeText {
+			for _, h := range hits[:min(k, len(hits))] {
+				o, err := s.get(ctx, h.ID)
+				if err != nil {
+					continue // in the full-text index only (a write interrupted before the vector)
+				}
+				res.Hits = append(res.Hits, Hit{Observation: o, Text: text[h.ID], Score: TextWeight * text[h.ID]})
+			}
+			return res, nil
+		}
+	}
+	qv, err := s.embed.Embed(ctx, []string{query})
+	if err != nil {
+		return SearchResult{}, fmt.Errorf("embed query: %w", err)
+	}
+	if len(qv) != 1 {
+		return SearchResult{}, fmt.Errorf("embedder returned %d vectors for 1 query", len(qv))
+	}
+	cands, err := s.col.QueryEmbedding(ctx, normalize(qv[0]), want, nil, nil)
+	if err != nil {
+		return SearchResult{}, fmt.Errorf("memory directory %s: vector query: %w", s.dir, err)
+	}
+	for _, c := range cands {
+		h := Hit{Observation: fromDoc(c.ID, c.Content, c.Metadata), Vector: float64(c.Similarity), Text: text[c.ID]}
+		h.Score = h.Vector + TextWeight*h.Text
+		res.Hits = append(res.Hits, h)
+	}
+	sort.SliceStable(res.Hits, func(i, j int) bool { return res.Hits[i].Score > res.Hits[j].Score })
+	res.Hits = res.Hits[:min(k, len(res.Hits))]
+	return res, nil
+}
+
+// textSearch asks the remote full-text backend, falling back to the embedded index when it
+// cannot be reached.
+func (s *Store) textSearch(ctx context.Context, query string, limit int) ([]TextHit, string, string, error) {
+	if s.remote != nil {
+		hits, err := s.remote.Search(ctx, query, limit)
+		if err == nil {
+			return hits, s.remote.Name(), "", nil
+		}
+		if !errors.Is(err, ErrFullTextUnavailable) {
+			return nil, "", "", err
+		}
+		note := fmt.Sprintf("%s unreachable, used the embedded %s index: %v", s.remote.Name(), s.local.Name(), err)
+		hits, err = s.local.Search(ctx, query, limit)
+		return hits, s.local.Name(), note, err
+	}
+	hits, err := s.local.Search(ctx, query, limit)
+	return hits, s.local.Name(), "", err
+}
+
+// CheckFullText reports whether the remote full-text backend answers (nil when there is none),
+// so a caller can retry before accepting the embedded fallback.
+func (s *Store) CheckFullText(ctx context.Context) error {
+	if s.remote == nil {
+		return nil
+	}
+	return s.remote.Health(ctx)
+}
+
+func (s *Store) get(ctx context.Context, id string) (Observation, error) {
+	d, err := s.col.GetByID(ctx, id)
+	if err != nil {
+		return Observation{}, err
+	}
+	return fromDoc(d.ID, d.Content, d.Metadata), nil
+}
+
+func fromDoc(id, content string, md map[string]string) Observation {
+	o := Observation{ID: id, Fact: content, Task: md["task"]}
+	_ = json.Unmarshal([]byte(md["sources"]), &o.Sources)
+	o.At, _ = time.Parse(time.RFC3339Nano, md["at"])
+	return o
+}
+
+// ErrBadInput marks requests that can never succeed (empty query, unknown ID); it is the
+// project-wide search.ErrBadInput so activities need one check.
+var ErrBadInput = search.ErrBadInput
+
+// ForgetResult says how many observations were removed.
+type ForgetResult struct {
+	Removed int    `json:"removed"`
+	Note    string `json:"note,omitempty"`
+}
+
+// Forget removes one observation by ID.
+func (s *Store) Forget(ctx context.Context, id string) (ForgetResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := s.col.GetByID(ctx, id); err != nil {
+		return ForgetResult{}, fmt.Errorf("no observation with id %q: %w", id, ErrBadInput)
+	}
+	return s.remove(ctx, func(ft FullText) error { return ft.Delete(ctx, []string{id}) },
+		func() error { return s.col.Delete(ctx, nil, nil, id) })
+}
+
+// ForgetTask removes every observation a task produced.
+func (s *Store) ForgetTask(ctx context.Context, task string) (ForgetResult, error) {
+	if strings.TrimSpace(task) == "" {
+		return ForgetResult{}, fmt.Errorf("empty task: %w", ErrBadInput)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.remove(ctx, func(ft FullText) error { return ft.DeleteTask(ctx, task) },
+		func() error { return s.col.Delete(ctx, map[string]string{"task": task}, nil) })
+}
+
+// remove deletes from the vector store first: recall starts from vector candidates, so a
+// full-text entry left behind by a failed remote delete is never recalled.
+func (s *Store) remove(ctx context.Context, textDel func(FullText) error, vecDel func() error) (ForgetResult, error) {
+	before := s.col.Count()
+	if err := vecDel(); err != nil {
+		return ForgetResult{}, fmt.Errorf("memory directory %s: vector delete: %w", s.dir, err)
+	}
+	res := ForgetResult{Removed: before - s.col.Count()}
+	if err := s.saveManifest(); err != nil {
+		return res, err
+	}
+	if err := textDel(s.local); err != nil {
+		return res, fmt.Errorf("memory directory %s: full-text delete: %w", s.dir, err)
+	}
+	if s.remote != nil {
+		if err := textDel(s.remote); err != nil {
+			res.Note = fmt.Sprintf("%s delete failed; its stale entries are never recalled: %v", s.remote.Name(), err)
+		}
+	}
+	return res, nil
+}
+
+// Stats describes the store.
+type Stats struct {
+	Count       int      `json:"count"`
+	Quarantined int      `json:"quarantined"`
+	Dir         string   `json:"dir"`
+	Embedder    string   `json:"embedder"`
+	Backends    []string `json:"backends"`
+}
+
+// Stats counts observations and quarantined items and names the backends.
+func (s *Store) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := []string{"chromem-go", s.local.Name()}
+	if s.remote != nil {
+		b = append(b, s.remote.Name())
+	}
+	return Stats{Count: s.col.Count(), Quarantined: s.quarCnt, Dir: s.dir, Embedder: s.embedID, Backends: b}
+}
+
+func countLines(path string) (int, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	n := 0
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	for sc.Scan() {
+		n++
+	}
+	return n, sc.Err()
+}
+
+func truncate(s string, n int) string {
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}

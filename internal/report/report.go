@@ -1,0 +1,335 @@
+// Package report renders a research run as a cited Markdown report with a saturation chart,
+// and saves the report, its JSON and the chart side by side.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Source is one numbered source the report may cite as [N].
+type Source struct {
+	N        int    `json:"n"`
+	URL      string `json:"url"`
+	Title    string `json:"title"`
+	Snippet  string `json:"snippet"`
+	Text     string `json:"text,omitempty"` // page text when enriched
+	Provider string `json:"provider"`
+	Enriched bool   `json:"enriched"` // the full page was read, not just the snippet
+}
+
+// Round is one search round as the saturation gate saw it.
+type Round struct {
+	N           int     `json:"n"`
+	Query       string  `json:"query"`
+	QuerySource string  `json:"query_source"` // where the query came from: plan, gap, ...
+	Novelty     float64 `json:"novelty"`      // 0-10
+	Scored      bool    `json:"scored"`       // false when there was nothing to compare with yet
+	Decision    string  `json:"decision"`
+	NewResults  int     `json:"new_results"`
+	Results     int     `json:"results"`
+}
+
+// Plan is the research plan the run started from.
+type Plan struct {
+	SearchQueries  []string `json:"search_queries"`
+	KnownFacts     []string `json:"known_facts"`
+	KnowledgeGaps  []string `json:"knowledge_gaps"`
+	Subtasks       []string `json:"subtasks"`
+	Planner        string   `json:"planner"`
+	FallbackReason string   `json:"fallback_reason,omitempty"`
+}
+
+// Prior is a remembered fact from earlier runs, with the sources it came from then.
+type Prior struct {
+	Fact    string   `json:"fact"`
+	Sources []string `json:"sources"`
+}
+
+// Data is everything the report shows.
+type Data struct {
+	Question         string    `json:"question"`
+	Extractive       bool      `json:"extractive"`
+	Plan             *Plan     `json:"plan,omitempty"`
+	Rounds           []Round   `json:"rounds"`
+	Threshold        float64   `json:"threshold"`
+	StopReason       string    `json:"stop_reason"`
+	Sources          []Source  `json:"sources"`
+	Body             string    `json:"body"` // LLM-written body when not extractive
+	RemovedCitations int       `json:"removed_citations"`
+	Fallbacks        []string  `json:"fallbacks,omitempty"`
+	Notes            []string  `json:"notes,omitempty"`
+	PriorKnowledge   []Prior   `json:"prior_knowledge,omitempty"`
+	GeneratedAt      time.Time `json:"generated_at"`
+	WorkflowID       string    `json:"workflow_id,omitempty"`
+	Strategy         string    `json:"strategy,omitempty"`
+	SearchCalls      int       `json:"search_calls"`
+	SVGFile          string    `json:"svg_file,omitempty"` // chart path relative to the report
+}
+
+// ExtractiveNotice opens every report written without a language model.
+const ExtractiveNotice = "Extractive report: no language model was configured; the sentences below are quoted from the sources."
+
+// Markdown renders the full report. The body is sanitized again so that no citation points
+// at a source the list does not have; the count shown includes those removals.
+func Markdown(d Data) string {
+	var b strings.Builder
+	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	question := oneLine(d.Question)
+	if question == "" {
+		question = "Research report"
+	}
+	w("# %s\n\n", question)
+	if d.Extractive {
+		w("> %s\n\n", ExtractiveNotice)
+	}
+	if meta := metaLine(d); meta != "" {
+		w("_%s_\n\n", meta)
+	}
+
+	w("## Plan\n\n")
+	writePlan(&b, d.Plan)
+
+	w("## Findings\n\n")
+	body := d.Body
+	if d.Extractive && strings.TrimSpace(body) == "" {
+		body = ExtractiveBody(d.Question, d.Sources, DefaultPerSource)
+	}
+	valid := map[int]bool{}
+	for _, s := range d.Sources {
+		valid[s.N] = true
+	}
+	body, removed := SanitizeCitations(strings.TrimSpace(body), func(n int) bool { return valid[n] })
+	if body == "" {
+		body = "_No findings were written._"
+	}
+	w("%s\n\n", body)
+
+	w("## Saturation curve\n\n")
+	if d.SVGFile != "" {
+		w("![saturation curve](%s)\n\n", (&url.URL{Path: d.SVGFile}).String())
+	}
+	writeRounds(&b, d.Rounds, d.Threshold)
+
+	w("## Run details\n\n")
+	w("- Stop reason: %s\n", orNone(oneLine(d.StopReason)))
+	w("- Search calls: %d\n", d.SearchCalls)
+	w("- Citations removed: %d\n", d.RemovedCitations+removed)
+	if len(d.Fallbacks) == 0 {
+		w("- Fallbacks: none\n")
+	} else {
+		w("- Fallbacks:\n")
+		for _, f := range d.Fallbacks {
+			w("  - %s\n", oneLine(f))
+		}
+	}
+	b.WriteByte('\n')
+
+	if len(d.Notes) > 0 {
+		w("## Notes\n\n")
+		for _, n := range d.Notes {
+			w("- %s\n", oneLine(n))
+		}
+		b.WriteByte('\n')
+	}
+
+	if len(d.PriorKnowledge) > 0 {
+		w("## Prior knowledge\n\n")
+		w("_Remembered from earlier research runs, not from this run's sources; not re-checked._\n\n")
+		for _, p := range d.PriorKnowledge {
+			w("- %s", escapeBrackets(oneLine(p.Fact)))
+			if len(p.Sources) > 0 {
+				w(" (originally from: %s)", strings.Join(p.Sources, ", "))
+			}
+			b.WriteByte('\n')
+		}
+		b.WriteByte('\n')
+	}
+
+	w("## Sources\n\n")
+	if len(d.Sources) == 0 {
+		w("_No sources._\n")
+	}
+	for _, s := range d.Sources {
+		w("- [%d] %s — %s", s.N, escapeBrackets(sourceTitle(s)), s.URL)
+		if s.Enriched {
+			w(" (enriched: full page read)")
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func metaLine(d Data) string {
+	var parts []string
+	if !d.GeneratedAt.IsZero() {
+		parts = append(parts, "Generated "+d.GeneratedAt.UTC().Format(time.RFC3339))
+	}
+	if d.WorkflowID != "" {
+		parts = append(parts, "workflow `"+d.WorkflowID+"`")
+	}
+	if d.Strategy != "" {
+		parts = append(parts, "strategy "+oneLine(d.Strategy))
+	}
+	return strings.Join(parts, " · ")
+}
+
+func writePlan(b *strings.Builder, p *Plan) {
+	if p == nil {
+		b.WriteString("_No plan was recorded._\n\n")
+		return
+	}
+	fmt.Fprintf(b, "Planner: %s", orNone(oneLine(p.Planner)))
+	if p.FallbackReason != "" {
+		fmt.Fprintf(b, " (fallback: %s)", oneLine(p.FallbackReason))
+	}
+	b.WriteString("\n\n")
+	for _, sec := range []struct {
+		name  string
+		items []string
+	}{
+		{"Search queries", p.SearchQueries},
+		{"Known facts", p.KnownFacts},
+		{"Knowledge gaps", p.KnowledgeGaps},
+		{"Subtasks", p.Subtasks},
+	} {
+		if len(sec.items) == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "**%s**\n\n", sec.name)
+		for _, it := range sec.items {
+			fmt.Fprintf(b, "- %s\n", escapeBrackets(oneLine(it)))
+		}
+		b.WriteByte('\n')
+	}
+}
+
+func writeRounds(b *strings.Builder, rounds []Round, threshold float64) {
+	if len(rounds) == 0 {
+		b.WriteString("_No search rounds were recorded._\n\n")
+		return
+	}
+	fmt.Fprintf(b, "Novelty threshold: %.1f (a round scoring below it counts as saturated).\n\n", threshold)
+	b.WriteString("| Round | Query | From | Novelty vs threshold | Decision | New results |\n")
+	b.WriteString("| ---: | --- | --- | --- | --- | ---: |\n")
+	for i, r := range rounds {
+		novelty := "not scored"
+		if r.Scored {
+			cmp := "≥"
+			if r.Novelty < threshold {
+				cmp = "<"
+			}
+			novelty = fmt.Sprintf("%.1f %s %.1f", r.Novelty, cmp, threshold)
+		}
+		fmt.Fprintf(b, "| %d | %s | %s | %s | %s | %d / %d |\n", roundNumber(r, i), cell(r.Query),
+			cell(r.QuerySource), novelty, cell(r.Decision), r.NewResults, r.Results)
+	}
+	b.WriteByte('\n')
+}
+
+func roundNumber(r Round, i int) int {
+	if r.N > 0 {
+		return r.N
+	}
+	return i + 1
+}
+
+func sourceTitle(s Source) string {
+	if t := oneLine(s.Title); t != "" {
+		return t
+	}
+	if u, err := url.Parse(s.URL); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return fmt.Sprintf("Source %d", s.N)
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// cell makes text safe inside a Markdown table cell.
+func cell(s string) string {
+	return strings.NewReplacer("|", `\|`).Replace(escapeBrackets(oneLine(s)))
+}
+
+// escapeBrackets keeps titles and facts from reading as links or citations.
+func escapeBrackets(s string) string {
+	return strings.NewReplacer("[", `\[`, "]", `\]`).Replace(s)
+}
+
+// Paths are where Save wrote the report files.
+type Paths struct {
+	Markdown string `json:"markdown"`
+	JSON     string `json:"json"`
+	SVG      string `json:"svg"`
+}
+
+// Save writes baseName.md, baseName.json (jsonValue, indented) and baseName.svg into dir, each
+// atomically, so a reader never sees a half-written report.
+func Save(dir, baseName string, d Data, jsonValue any) (Paths, error) {
+	if baseName == "" || baseName != filepath.Base(baseName) || baseName == "." || baseName == ".." {
+		return Paths{}, fmt.Errorf("report: bad base name %q", baseName)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return Paths{}, fmt.Errorf("report: %w", err)
+	}
+	js, err := json.MarshalIndent(jsonValue, "", "  ")
+	if err != nil {
+		return Paths{}, fmt.Errorf("report: marshal json: %w", err)
+	}
+	p := Paths{
+		Markdown: filepath.Join(dir, baseName+".md"),
+		JSON:     filepath.Join(dir, baseName+".json"),
+		SVG:      filepath.Join(dir, baseName+".svg"),
+	}
+	d.SVGFile = filepath.Base(p.SVG)
+	for _, f := range []struct {
+		path string
+		data []byte
+	}{
+		{p.SVG, []byte(SaturationSVG(d.Rounds, d.Threshold))},
+		{p.JSON, append(js, '\n')},
+		{p.Markdown, []byte(Markdown(d))},
+	} {
+		if err := writeAtomic(f.path, f.data); err != nil {
+			return Paths{}, err
+		}
+	}
+	return p, nil
+}
+
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // no-op once renamed
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("report: write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Runs sated end to end on this machine: services, a background worker, a corpus index and one
+# research run whose progress and report are printed. Called by 'make run' after the build.
+#
+#   CORPUS   files or directories to index (default: $(go env GOROOT)/doc)
+#   Q        the research question
+#   OLLAMA=1 also start the local Ollama and point OLLAMA_HOST at it; without it and without
+#            OLLAMA_HOST the run is extractive (no LLM). Models: SATED_PLANNER_MODEL etc.
+#   RESEARCH_FLAGS  extra flags for 'starter research'
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+BIN=$ROOT/.tools/bin
+STATE=$ROOT/.sated
+Q=${Q:-How does the Go garbage collector decide when to run, and how can GOGC and GOMEMLIMIT tune it?}
+CORPUS=${CORPUS:-$(go env GOROOT)/doc}
+
+services=(temporal)
+if [[ ${OLLAMA:-} == 1 ]]; then
+  services+=(ollama)
+  export OLLAMA_HOST=${OLLAMA_HOST:-http://127.0.0.1:11434}
+fi
+bash scripts/services.sh start "${services[@]}"
+export TEMPORAL_ADDRESS=${TEMPORAL_ADDRESS:-127.0.0.1:7233}
+if [[ -n ${OLLAMA_HOST:-} ]]; then
+  echo "run: LLM stages use Ollama at $OLLAMA_HOST (planner=${SATED_PLANNER_MODEL:-none} producer=${SATED_PRODUCER_MODEL:-none} evaluator=${SATED_EVALUATOR_MODEL:-none} embed=${SATED_EMBED_MODEL:-none})"
+else
+  echo "run: no OLLAMA_HOST: extractive run without an LLM (use 'make run OLLAMA=1' and SATED_*_MODEL for one)"
+fi
+
+# A fresh worker per run, so it runs the binary just built.
+bash scripts/services.sh stop worker
+mkdir -p "$STATE"
+setsid nohup "$BIN/worker" >"$STATE/worker.log" 2>&1 </dev/null &
+echo $! >"$STATE/worker.pid"
+sleep 2
+if ! kill -0 "$(cat "$STATE/worker.pid")" 2>/dev/null; then
+  tail -n 20 "$STATE/worker.log" >&2 || true
+  rm -f "$STATE/worker.pid"
+  echo "run: the worker exited at startup (log: $STATE/worker.log)" >&2
+  exit 1
+fi
+echo "run: worker running (pid $(cat "$STATE/worker.pid"), log $STATE/worker.log)"
+
+read -r -a corpus <<<"$CORPUS"
+"$BIN/starter" corpus index "${corpus[@]}"
+read -r -a flags <<<"${RESEARCH_FLAGS:-}"
+"$BIN/starter" research "${flags[@]}" "$Q"
+
+echo
+echo "Temporal UI: http://localhost:${TEMPORAL_UI_PORT:-8233}/namespaces/default/workflows"
+echo "The worker and services keep running; 'make stop' ends them."

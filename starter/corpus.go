@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/sated-dev/sated/internal/config"
+	"github.com/sated-dev/sated/internal/corpus"
+)
+
+func init() {
+	register("corpus", "index documents for the corpus provider: corpus index PATH|URL... | stats | search QUERY", corpusCmd)
+}
+
+func corpusCmd(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		return usagef("want a subcommand: corpus index PATH|URL... | corpus stats | corpus search QUERY")
+	}
+	env := config.FromEnv()
+	switch args[0] {
+	case "index":
+		fs := flag.NewFlagSet("corpus index", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		quiet := fs.Bool("quiet", false, "print only the summary")
+		inputs, err := parseInterleaved(fs, args[1:])
+		if err != nil {
+			return err
+		}
+		if len(inputs) == 0 {
+			return usagef("want at least one file, directory or http(s) URL to index")
+		}
+		idx, err := corpus.Open(env.CorpusPath())
+		if err != nil {
+			return err
+		}
+		defer idx.Close()
+		start := time.Now()
+		last := time.Now()
+		stats, err := idx.IndexPaths(ctx, inputs, corpus.IndexOptions{
+			Warn: func(path string, err error) { fmt.Fprintf(stderr, "warning: skipped %s: %v\n", path, err) },
+			Progress: func(done int) {
+				if !*quiet && time.Since(last) > time.Second {
+					last = time.Now()
+					fmt.Fprintf(stderr, "  %d documents handled…\n", done)
+				}
+			},
+		})
+		if err != nil {
+			return fmt.Errorf("index %s: %w", env.CorpusPath(), err)
+		}
+		n, _ := idx.Count(ctx)
+		fmt.Fprintf(stdout, "indexed into %s in %s: %d added, %d updated, %d unchanged, %d skipped; %d documents in the corpus\n",
+			env.CorpusPath(), time.Since(start).Round(time.Millisecond), stats.Added, stats.Updated, stats.Unchanged, stats.Skipped, n)
+		return indexMeili(ctx, env, idx)
+	case "stats":
+		idx, err := corpus.Open(env.CorpusPath())
+		if err != nil {
+			return err
+		}
+		defer idx.Close()
+		n, err := idx.Count(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s: %d documents\n", env.CorpusPath(), n)
+		return nil
+	case "search":
+		if len(args) != 2 {
+			return usagef(`want one query in quotes: corpus search "query"`)
+		}
+		idx, err := corpus.Open(env.CorpusPath())
+		if err != nil {
+			return err
+		}
+		defer idx.Close()
+		rs, err := idx.Search(ctx, args[1], 10)
+		if err != nil {
+			return err
+		}
+		for i, r := range rs {
+			fmt.Fprintf(stdout, "%2d. %s\n    %s\n    %s\n", i+1, r.Title, r.URL, r.Snippet)
+		}
+		return nil
+	default:
+		return usagef("unknown corpus subcommand %q (want index, stats or search)", args[0])
+	}
+}
+
+// indexMeili mirrors the corpus into Meilisearch when MEILI_URL is set.
+var indexMeili = func(ctx context.Context, env config.Env, idx *corpus.Index) error { return nil }

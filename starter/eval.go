@@ -1,0 +1,224 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+
+	"github.com/sated-dev/sated/internal/config"
+	"github.com/sated-dev/sated/internal/eval"
+	"github.com/sated-dev/sated/workflows"
+)
+
+func init() {
+	register("eval", "run a question set under several strategies and compare fact recall, searches, rounds, time", evalCmd)
+}
+
+// strategyConfig turns a strategy name (fixed-N or saturation) into a configuration.
+func strategyConfig(name string) (config.Research, error) {
+	switch {
+	case name == config.StrategySaturation:
+		return config.Research{Strategy: config.StrategySaturation}, nil
+	case strings.HasPrefix(name, "fixed-"):
+		n, err := strconv.Atoi(strings.TrimPrefix(name, "fixed-"))
+		if err != nil || n < 1 || n > 20 {
+			return config.Research{}, fmt.Errorf("strategy %q: want fixed-N with N in [1,20]", name)
+		}
+		return config.Research{Strategy: config.StrategyFixed, FixedRounds: n}, nil
+	}
+	return config.Research{}, fmt.Errorf("unknown strategy %q (want saturation or fixed-N)", name)
+}
+
+// EvalRun is one question under one strategy.
+type EvalRun struct {
+	Strategy       string  `json:"strategy"`
+	QuestionID     string  `json:"question_id"`
+	WorkflowID     string  `json:"workflow_id"`
+	EvidenceRecall float64 `json:"evidence_recall"`
+	ReportRecall   float64 `json:"report_recall"`
+	SearchCalls    int     `json:"search_calls"`
+	Rounds         int     `json:"rounds"`
+	WallSeconds    float64 `json:"wall_seconds"`
+	Error          string  `json:"error,omitempty"`
+}
+
+// EvalSummary is the per-strategy mean over its questions.
+type EvalSummary struct {
+	Strategy       string  `json:"strategy"`
+	Questions      int     `json:"questions"`
+	Failures       int     `json:"failures"`
+	EvidenceRecall float64 `json:"evidence_recall"`
+	ReportRecall   float64 `json:"report_recall"`
+	SearchCalls    float64 `json:"search_calls"`
+	Rounds         float64 `json:"rounds"`
+	WallSeconds    float64 `json:"wall_seconds"`
+}
+
+// Summarize averages runs per strategy, in the order the strategies were given. Failed runs
+// count as failures and are left out of the means.
+func Summarize(strategies []string, runs []EvalRun) []EvalSummary {
+	var out []EvalSummary
+	for _, s := range strategies {
+		sum := EvalSummary{Strategy: s}
+		ok := 0
+		for _, r := range runs {
+			if r.Strategy != s {
+				continue
+			}
+			sum.Questions++
+			if r.Error != "" {
+				sum.Failures++
+				continue
+			}
+			ok++
+			sum.EvidenceRecall += r.EvidenceRecall
+			sum.ReportRecall += r.ReportRecall
+			sum.SearchCalls += float64(r.SearchCalls)
+			sum.Rounds += float64(r.Rounds)
+			sum.WallSeconds += r.WallSeconds
+		}
+		if ok > 0 {
+			k := float64(ok)
+			sum.EvidenceRecall /= k
+			sum.ReportRecall /= k
+			sum.SearchCalls /= k
+			sum.Rounds /= k
+			sum.WallSeconds /= k
+		}
+		out = append(out, sum)
+	}
+	return out
+}
+
+func evalCmd(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	strategies := fs.String("strategies", "fixed-2,fixed-5,saturation", "comma-separated strategies: saturation, fixed-N")
+	asJSON := fs.Bool("json", false, "print the summary and every run as one JSON document")
+	provider := fs.String("provider", config.DefaultProvider, "search provider")
+	parallel := fs.Int("parallel", 4, "runs in flight at once")
+	noCache := fs.Bool("no-cache", false, "bypass the search cache")
+	noModel := fs.Bool("no-model", false, "run every stage deterministically")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("want one question file: starter eval QUESTIONS.jsonl [--strategies fixed-2,saturation] [--json]")
+	}
+	f, err := os.Open(pos[0])
+	if err != nil {
+		return usagef("question file: %v", err)
+	}
+	qs, err := eval.ParseQuestions(f)
+	f.Close()
+	if err != nil {
+		return usagef("%s: %v", pos[0], err)
+	}
+	if len(qs) == 0 {
+		return usagef("%s holds no questions", pos[0])
+	}
+	var names []string
+	cfgs := map[string]config.Research{}
+	for _, s := range strings.Split(*strategies, ",") {
+		s = strings.TrimSpace(s)
+		cfg, err := strategyConfig(s)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		cfg.Provider, cfg.NoCache = *provider, *noCache
+		if _, err := workflows.ValidateRequest(workflows.ResearchRequest{Question: "x", Config: cfg}); err != nil {
+			return usagef("%v", err)
+		}
+		names = append(names, s)
+		cfgs[s] = cfg
+	}
+	if *parallel < 1 {
+		return usagef("--parallel must be at least 1")
+	}
+	c, err := dialTemporal(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+
+	env := config.FromEnv()
+	var mu sync.Mutex
+	var runs []EvalRun
+	sem := make(chan struct{}, *parallel)
+	var wg sync.WaitGroup
+	total := len(names) * len(qs)
+	for _, s := range names {
+		for _, q := range qs {
+			wg.Add(1)
+			go func(s string, q eval.Question) {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				r := evalOne(ctx, c, env, s, cfgs[s], q, *noModel)
+				mu.Lock()
+				runs = append(runs, r)
+				fmt.Fprintf(stderr, "  [%d/%d] %-12s %-20s evidence %.2f report %.2f searches %d rounds %d %s\n",
+					len(runs), total, s, q.ID, r.EvidenceRecall, r.ReportRecall, r.SearchCalls, r.Rounds, r.Error)
+				mu.Unlock()
+			}(s, q)
+		}
+	}
+	wg.Wait()
+	sort.Slice(runs, func(i, j int) bool {
+		if runs[i].Strategy != runs[j].Strategy {
+			return runs[i].Strategy < runs[j].Strategy
+		}
+		return runs[i].QuestionID < runs[j].QuestionID
+	})
+	summary := Summarize(names, runs)
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"questions": len(qs), "summary": summary, "runs": runs})
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "strategy\tquestions\tfailures\tevidence recall\treport recall\tsearch calls\trounds\twall s")
+	for _, s := range summary {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.3f\t%.3f\t%.1f\t%.1f\t%.1f\n", s.Strategy, s.Questions, s.Failures,
+			s.EvidenceRecall, s.ReportRecall, s.SearchCalls, s.Rounds, s.WallSeconds)
+	}
+	return tw.Flush()
+}
+
+func evalOne(ctx context.Context, c client.Client, env config.Env, strategy string, cfg config.Research, q eval.Question, noModel bool) EvalRun {
+	req := workflows.ResearchRequest{Question: q.Question, Config: cfg, Seed: 1, Eval: true, NoModel: noModel}
+	id := "eval-" + strategy + "-" + strings.TrimPrefix(WorkflowID(req), "research-")
+	r := EvalRun{Strategy: strategy, QuestionID: q.ID, WorkflowID: id}
+	start := time.Now()
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: env.TaskQueue,
+		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE}, workflows.ResearchWorkflowName, req)
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	var rep workflows.ResearchReport
+	if err := run.Get(ctx, &rep); err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	r.WallSeconds = time.Since(start).Seconds()
+	got, total, _ := eval.FactRecall(rep.Evidence, q.Gold)
+	r.EvidenceRecall = eval.Recall(got, total)
+	got, total, _ = eval.FactRecall(rep.Markdown, q.Gold)
+	r.ReportRecall = eval.Recall(got, total)
+	r.SearchCalls, r.Rounds = rep.SearchCalls, len(rep.Rounds)
+	return r
+}

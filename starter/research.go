@@ -1,0 +1,364 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+
+	"github.com/sated-dev/sated/internal/config"
+	"github.com/sated-dev/sated/internal/plan"
+	"github.com/sated-dev/sated/workflows"
+)
+
+func init() {
+	register("research", "start a research run and follow it until the report prints", researchCmd)
+	register("watch", "follow a running research run: rounds, novelty, decisions", watchCmd)
+	register("report", "print the report of a finished run", reportCmd)
+	register("stop", "stop a run's search early; it moves on to synthesis", stopCmd)
+}
+
+// researchFlags binds every configuration field to a flag; only flags the user set override the
+// defaults, so zero stays meaningful where it is (epsilon 0, threshold 0).
+type researchFlags struct {
+	fs                                                 *flag.FlagSet
+	strategy, provider, novelty, id                    string
+	rounds, minRounds, maxRounds, knowledgeCap         int
+	qualityFloor, enrich, results, maxCalls, maxTokens int
+	threshold, epsilon, overlapCut                     float64
+	seed                                               int64
+	noCache, noModel, detach, asJSON                   bool
+}
+
+func newResearchFlags(name string) *researchFlags {
+	f := &researchFlags{fs: flag.NewFlagSet(name, flag.ContinueOnError)}
+	fs := f.fs
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&f.strategy, "strategy", config.StrategySaturation, "saturation (stop when results stop being new) or fixed")
+	fs.IntVar(&f.rounds, "rounds", config.DefaultFixedRounds, "rounds for --strategy fixed")
+	fs.IntVar(&f.minRounds, "min-rounds", config.DefaultMinRounds, "rounds always run before the novelty gate may stop")
+	fs.IntVar(&f.maxRounds, "max-rounds", config.DefaultMaxRounds, "hard cap on rounds")
+	fs.Float64Var(&f.threshold, "threshold", config.DefaultNoveltyThreshold, "novelty threshold 0-10")
+	fs.IntVar(&f.knowledgeCap, "knowledge-cap", config.DefaultKnowledgeCap, "knowledge state cap in characters")
+	fs.Float64Var(&f.epsilon, "epsilon", config.DefaultEpsilon, "chance a sub-threshold round passes through anyway (0-1)")
+	fs.IntVar(&f.qualityFloor, "quality-floor", config.DefaultQualityFloor, "first-search characters below which a simplified query runs")
+	fs.IntVar(&f.enrich, "enrich", config.DefaultEnrichCount, "pages to read in full")
+	fs.Float64Var(&f.overlapCut, "overlap-cut", config.DefaultEnrichOverlapCut, "enrich only results overlapping the knowledge by at most this (0-1)")
+	fs.StringVar(&f.provider, "provider", config.DefaultProvider, "search provider: "+strings.Join(config.Providers, ", "))
+	fs.IntVar(&f.results, "results", config.DefaultResultsPerQuery, "results per query")
+	fs.StringVar(&f.novelty, "novelty", config.NoveltyHeuristic, "novelty method: heuristic, model or embedding")
+	fs.BoolVar(&f.noCache, "no-cache", false, "bypass the 24-hour search cache")
+	fs.Int64Var(&f.seed, "seed", 0, "seed for the epsilon pass-through (0: drawn and recorded by the workflow)")
+	fs.IntVar(&f.maxCalls, "max-model-calls", 0, "model call budget (0: unlimited)")
+	fs.IntVar(&f.maxTokens, "max-model-tokens", 0, "model token budget (0: unlimited)")
+	fs.BoolVar(&f.noModel, "no-model", false, "run every stage deterministically even if the worker has models")
+	fs.StringVar(&f.id, "id", "", "workflow id (default: research-<slug>-<hash>)")
+	fs.BoolVar(&f.detach, "detach", false, "start and print the id without following")
+	fs.BoolVar(&f.asJSON, "json", false, "print the final report as JSON")
+	return f
+}
+
+// parseInterleaved parses flags that may come before or after positional arguments.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, usagef("%v", err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func (f *researchFlags) request(question string) workflows.ResearchRequest {
+	set := map[string]bool{}
+	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	var c config.Research
+	if set["strategy"] {
+		c.Strategy = f.strategy
+	}
+	if set["rounds"] {
+		c.FixedRounds = f.rounds
+		if !set["strategy"] {
+			c.Strategy = config.StrategyFixed
+		}
+	}
+	if set["min-rounds"] {
+		c.MinRounds = f.minRounds
+	}
+	if set["max-rounds"] {
+		c.MaxRounds = f.maxRounds
+	}
+	if set["threshold"] {
+		c.NoveltyThreshold = &f.threshold
+	}
+	if set["knowledge-cap"] {
+		c.KnowledgeCap = f.knowledgeCap
+	}
+	if set["epsilon"] {
+		c.Epsilon = &f.epsilon
+	}
+	if set["quality-floor"] {
+		c.QualityFloor = f.qualityFloor
+	}
+	if set["enrich"] {
+		c.EnrichCount = &f.enrich
+	}
+	if set["overlap-cut"] {
+		c.EnrichOverlapCut = &f.overlapCut
+	}
+	if set["provider"] {
+		c.Provider = f.provider
+	}
+	if set["results"] {
+		c.ResultsPerQuery = f.results
+	}
+	if set["novelty"] {
+		c.Novelty = f.novelty
+	}
+	c.NoCache = f.noCache
+	c.MaxModelCalls, c.MaxModelTokens = f.maxCalls, f.maxTokens
+	return workflows.ResearchRequest{Question: question, Config: c, Seed: f.seed, NoModel: f.noModel}
+}
+
+// zeroIsSet catches flags whose zero value would silently mean "default" in the request.
+func (f *researchFlags) zeroIsSet() error {
+	var err error
+	f.fs.Visit(func(fl *flag.Flag) {
+		switch fl.Name {
+		case "rounds", "min-rounds", "max-rounds", "knowledge-cap", "quality-floor", "results":
+			if fl.Value.String() == "0" && err == nil && fl.Name != "quality-floor" {
+				err = usagef("--%s must be at least 1", fl.Name)
+			}
+		}
+	})
+	return err
+}
+
+// WorkflowID derives a meaningful id: research-<slug>-<hash of question and configuration>.
+func WorkflowID(req workflows.ResearchRequest) string {
+	words := plan.Terms(req.Question)
+	if len(words) > 5 {
+		words = words[:5]
+	}
+	slug := strings.ToLower(strings.Join(words, "-"))
+	if len(slug) > 48 {
+		slug = slug[:48]
+	}
+	slug = strings.Trim(slug, "-.")
+	raw, _ := json.Marshal(req)
+	sum := sha256.Sum256(raw)
+	if slug == "" {
+		slug = "question"
+	}
+	return "research-" + slug + "-" + hex.EncodeToString(sum[:])[:10]
+}
+
+func uiLink(id string) string {
+	base := strings.TrimRight(os.Getenv("SATED_UI_URL"), "/")
+	if base == "" {
+		base = "http://localhost:8233"
+	}
+	return fmt.Sprintf("%s/namespaces/%s/workflows/%s", base, config.FromEnv().TemporalNamespace, id)
+}
+
+func researchCmd(ctx context.Context, args []string) error {
+	f := newResearchFlags("research")
+	pos, err := parseInterleaved(f.fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef(`want exactly one question in quotes: starter research "How does ...?" [flags]`)
+	}
+	if err := f.zeroIsSet(); err != nil {
+		return err
+	}
+	req := f.request(pos[0])
+	if _, err := workflows.ValidateRequest(req); err != nil {
+		return usagef("%v", err)
+	}
+	id := f.id
+	if id == "" {
+		id = WorkflowID(req)
+	}
+	c, err := dialTemporal(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	env := config.FromEnv()
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: id, TaskQueue: env.TaskQueue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+	}, workflows.ResearchWorkflowName, req)
+	if err != nil {
+		return fmt.Errorf("start %s: %w", id, err)
+	}
+	fmt.Fprintf(stderr, "started %s\n  watch:  starter watch %s\n  ui:     %s\n", id, id, uiLink(id))
+	if f.detach {
+		fmt.Fprintln(stdout, id)
+		return nil
+	}
+	return follow(ctx, c, id, run.GetRunID(), f.asJSON)
+}
+
+func watchCmd(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("watch", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	asJSON := fs.Bool("json", false, "print the final report as JSON")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("want one workflow id: starter watch ID")
+	}
+	c, err := dialTemporal(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return follow(ctx, c, pos[0], "", *asJSON)
+}
+
+// follow prints progress as rounds complete, then the report.
+func follow(ctx context.Context, c client.Client, id, runID string, asJSON bool) error {
+	done := make(chan error, 1)
+	var rep workflows.ResearchReport
+	go func() { done <- c.GetWorkflow(ctx, id, runID).Get(ctx, &rep) }()
+	shown, phase := 0, ""
+	tick := time.NewTicker(700 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			if p, qerr := queryProgress(ctx, c, id, runID); qerr == nil {
+				printProgress(p, &shown, &phase)
+			}
+			if err != nil {
+				return fmt.Errorf("run %s failed: %w", id, err)
+			}
+			return printReport(rep, asJSON)
+		case <-tick.C:
+			if p, err := queryProgress(ctx, c, id, runID); err == nil {
+				printProgress(p, &shown, &phase)
+			}
+		case <-ctx.Done():
+			fmt.Fprintf(stderr, "\nstopped following; the run goes on: starter watch %s\n", id)
+			return nil
+		}
+	}
+}
+
+func queryProgress(ctx context.Context, c client.Client, id, runID string) (workflows.Progress, error) {
+	var p workflows.Progress
+	v, err := c.QueryWorkflow(ctx, id, runID, workflows.ProgressQuery)
+	if err != nil {
+		return p, err
+	}
+	return p, v.Get(&p)
+}
+
+func printProgress(p workflows.Progress, shown *int, phase *string) {
+	if p.Phase != *phase {
+		*phase = p.Phase
+		fmt.Fprintf(stderr, "· %s\n", p.Phase)
+		if p.Phase == workflows.PhaseSearching && p.Plan != nil {
+			fmt.Fprintf(stderr, "  plan (%s): %s\n", p.Plan.Planner, strings.Join(p.Plan.SearchQueries, " | "))
+		}
+	}
+	for ; *shown < len(p.Rounds); *shown++ {
+		r := p.Rounds[*shown]
+		score := "  –  "
+		if r.Scored {
+			score = fmt.Sprintf("%5.2f", r.Novelty)
+		}
+		fmt.Fprintf(stderr, "  round %d  novelty %s / %.1f  %-20s +%d new of %d  %q\n", r.Round, score, p.Threshold, r.Decision, r.NewResults, r.Results, r.Query)
+		if r.Note != "" {
+			fmt.Fprintf(stderr, "           %s\n", r.Note)
+		}
+	}
+}
+
+func printReport(rep workflows.ResearchReport, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	fmt.Fprintln(stdout, rep.Markdown)
+	fmt.Fprintf(stderr, "\nstop reason: %s\nreport: %s\njson:   %s\nchart:  %s\nui:     %s\n",
+		rep.StopReason, rep.MarkdownPath, rep.JSONPath, rep.SVGPath, uiLink(rep.WorkflowID))
+	return nil
+}
+
+func reportCmd(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("want one workflow id: starter report ID")
+	}
+	c, err := dialTemporal(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	desc, err := c.DescribeWorkflowExecution(ctx, pos[0], "")
+	if err != nil {
+		var nf *serviceerror.NotFound
+		if errors.As(err, &nf) {
+			return fmt.Errorf("no run with id %s", pos[0])
+		}
+		return err
+	}
+	if desc.WorkflowExecutionInfo.Status == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		return fmt.Errorf("%s is still running; follow it with: starter watch %s", pos[0], pos[0])
+	}
+	var rep workflows.ResearchReport
+	if err := c.GetWorkflow(ctx, pos[0], "").Get(ctx, &rep); err != nil {
+		return fmt.Errorf("run %s did not complete: %w", pos[0], err)
+	}
+	return printReport(rep, *asJSON)
+}
+
+func stopCmd(ctx context.Context, args []string) error {
+	if len(args) != 1 {
+		return usagef("want one workflow id: starter stop ID")
+	}
+	c, err := dialTemporal(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := c.SignalWorkflow(ctx, args[0], "", workflows.StopSignal, struct{}{}); err != nil {
+		var nf *serviceerror.NotFound
+		if errors.As(err, &nf) {
+			return fmt.Errorf("no running research with id %s", args[0])
+		}
+		return err
+	}
+	fmt.Fprintf(stdout, "asked %s to stop searching; it will write its report with what it has\n", args[0])
+	return nil
+}

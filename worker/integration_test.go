@@ -1,0 +1,330 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"math/rand"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/sated-dev/sated/internal/eval"
+	"github.com/sated-dev/sated/internal/testenv"
+	"github.com/sated-dev/sated/workflows"
+)
+
+// stack is a worker and a starter built from this tree, sharing one data dir and task queue.
+type stack struct {
+	t       *testing.T
+	dir     string
+	worker  string
+	starter string
+	env     []string
+	addr    string
+}
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	workerBin string
+	startBin  string
+)
+
+func newStack(t *testing.T, extra ...string) *stack {
+	addr := testenv.TemporalAddress(t)
+	buildOnce.Do(func() {
+		binDir, _ = os.MkdirTemp("", "sated-bin-")
+		workerBin = testenv.Build(t, "worker", binDir)
+		startBin = testenv.Build(t, "starter", binDir)
+	})
+	dir := t.TempDir()
+	env := append(os.Environ(),
+		"TEMPORAL_ADDRESS="+addr,
+		"SATED_DATA_DIR="+filepath.Join(dir, "data"),
+		fmt.Sprintf("SATED_TASK_QUEUE=it-%s-%d", strings.ToLower(t.Name()), rand.Int63()),
+		fmt.Sprintf("SATED_MEMORY_TASK_QUEUE=it-mem-%d", rand.Int63()),
+		"SATED_ACTIVITY_JOURNAL="+filepath.Join(dir, "journal.jsonl"),
+		"OLLAMA_HOST=", "MEILI_URL=",
+	)
+	env = append(env, extra...)
+	return &stack{t: t, dir: dir, worker: workerBin, starter: startBin, env: env, addr: addr}
+}
+
+// startWorker runs a worker process; it is killed when the test ends.
+func (s *stack) startWorker(name string) *exec.Cmd {
+	s.t.Helper()
+	logf, err := os.Create(filepath.Join(s.dir, name+".log"))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	cmd := exec.Command(s.worker)
+	cmd.Env = s.env
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		s.t.Fatalf("start worker: %v", err)
+	}
+	s.t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		logf.Close()
+		if s.t.Failed() {
+			b, _ := os.ReadFile(logf.Name())
+			s.t.Logf("%s log:\n%s", name, b)
+		}
+	})
+	return cmd
+}
+
+func (s *stack) starterRun(ctx context.Context, args ...string) (string, string, error) {
+	cmd := exec.CommandContext(ctx, s.starter, args...)
+	cmd.Env = s.env
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	return out.String(), errb.String(), err
+}
+
+func (s *stack) client() client.Client {
+	c, err := client.Dial(client.Options{HostPort: s.addr})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.t.Cleanup(c.Close)
+	return c
+}
+
+func history(t *testing.T, c client.Client, id, runID string) *historypb.History {
+	t.Helper()
+	it := c.GetWorkflowHistory(context.Background(), id, runID, false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	h := &historypb.History{}
+	for it.HasNext() {
+		e, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Events = append(h.Events, e)
+	}
+	return h
+}
+
+// completedActivities counts completed activities by type name.
+func completedActivities(h *historypb.History) map[string]int {
+	scheduled := map[int64]string{}
+	out := map[string]int{}
+	for _, e := range h.Events {
+		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil {
+			scheduled[e.EventId] = a.ActivityType.Name
+		}
+		if a := e.GetActivityTaskCompletedEventAttributes(); a != nil {
+			out[scheduled[a.ScheduledEventId]]++
+		}
+	}
+	return out
+}
+
+func TestFullRunOverGoDocs(t *testing.T) {
+	s := newStack(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	out, errOut, err := s.starterRun(ctx, "corpus", "index", testenv.GoDocDir(t))
+	if err != nil {
+		t.Fatalf("corpus index: %v\n%s\n%s", err, out, errOut)
+	}
+	if !strings.Contains(out, "added") {
+		t.Fatalf("index summary missing: %s", out)
+	}
+	s.startWorker("worker")
+	q := "How does the Go garbage collector decide when to run, and how can GOGC and GOMEMLIMIT tune it?"
+	out, errOut, err = s.starterRun(ctx, "research", q, "--json")
+	if err != nil {
+		t.Fatalf("research: %v\n%s", err, errOut)
+	}
+	var rep workflows.ResearchReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("report JSON: %v\n%s", err, out)
+	}
+	if !strings.Contains(errOut, "round 1") || !strings.Contains(errOut, "novelty") {
+		t.Errorf("live progress not shown:\n%s", errOut)
+	}
+	if len(rep.Sources) == 0 || len(rep.Rounds) < 2 || len(rep.Rounds) > 5 {
+		t.Fatalf("sources %d rounds %d", len(rep.Sources), len(rep.Rounds))
+	}
+	gc := false
+	for _, src := range rep.Sources {
+		if !strings.HasPrefix(src.URL, "file://") {
+			t.Errorf("source %d is not a corpus document: %s", src.N, src.URL)
+		}
+		gc = gc || strings.Contains(src.URL, "gc-guide")
+	}
+	if !gc {
+		t.Errorf("the GC guide was not retrieved: %+v", rep.Sources)
+	}
+	valid, invalid := eval.CheckCitations(rep.Markdown, len(rep.Sources))
+	if valid == 0 || invalid != 0 || rep.RemovedCitations != 0 {
+		t.Errorf("citations valid %d invalid %d removed %d", valid, invalid, rep.RemovedCitations)
+	}
+	if !rep.Extractive || !strings.Contains(strings.ToLower(rep.Markdown), "extractive") {
+		t.Errorf("a report without a model must say it is extractive")
+	}
+	for _, p := range []string{rep.MarkdownPath, rep.JSONPath, rep.SVGPath} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("report file: %v", err)
+		}
+	}
+	svg, _ := os.ReadFile(rep.SVGPath)
+	if err := xml.Unmarshal(svg, new(struct{})); err != nil {
+		t.Errorf("saturation chart is not valid SVG: %v", err)
+	}
+
+	// the recorded history replays without nondeterminism
+	c := s.client()
+	h := history(t, c, rep.WorkflowID, "")
+	replayer := worker.NewWorkflowReplayer()
+	replayer.RegisterWorkflow(workflows.ResearchWorkflow)
+	if err := replayer.ReplayWorkflowHistory(nil, h); err != nil {
+		t.Fatalf("replay: %v", err)
+	}
+	if os.Getenv("SATED_RECORD_HISTORY") == "1" {
+		b, _ := protojson.MarshalOptions{Indent: " "}.Marshal(h)
+		p := filepath.Join(testenv.ModuleRoot(t), "workflows", "testdata", "research_history.json")
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("recorded %s", p)
+	}
+}
+
+// slowSearch is a loopback SearXNG whose answers take a while, so a worker can be killed while
+// a search is in flight. Its result pages are served too, for enrichment.
+type slowSearch struct {
+	srv      *httptest.Server
+	arrived  atomic.Int32
+	inFlight chan int32
+}
+
+func newSlowSearch(t *testing.T, delay time.Duration) *slowSearch {
+	s := &slowSearch{inFlight: make(chan int32, 100)}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/search", func(w http.ResponseWriter, r *http.Request) {
+		n := s.arrived.Add(1)
+		s.inFlight <- n
+		time.Sleep(delay)
+		q := r.URL.Query().Get("q")
+		type res struct {
+			URL     string `json:"url"`
+			Title   string `json:"title"`
+			Content string `json:"content"`
+			Engine  string `json:"engine"`
+		}
+		var results []res
+		for i := 0; i < 5; i++ {
+			var words []string
+			for j := 0; j < 70; j++ {
+				words = append(words, fmt.Sprintf("%s%dw%dx%d", strings.ReplaceAll(q, " ", ""), i, j, n))
+			}
+			results = append(results, res{URL: fmt.Sprintf("%s/page/%d/%d", s.srv.URL, n, i), Title: fmt.Sprintf("Result %d for %s", i, q),
+				Content: strings.Join(words, " "), Engine: "loopback"})
+		}
+		json.NewEncoder(w).Encode(map[string]any{"query": q, "results": results})
+	})
+	mux.HandleFunc("/page/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, "<html><head><title>Page %s</title></head><body><h1>Page</h1><p>The page at %s explains things at length.</p></body></html>", r.URL.Path, r.URL.Path)
+	})
+	s.srv = httptest.NewServer(mux)
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+func TestWorkerCrashMidRunLosesNothingAndRepeatsNoCompletedSearch(t *testing.T) {
+	search := newSlowSearch(t, 1500*time.Millisecond)
+	s := newStack(t, "SATED_SEARXNG_URL="+search.srv.URL, "SATED_FETCH_ALLOW=127.0.0.1")
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	first := s.startWorker("worker-1")
+	out, errOut, err := s.starterRun(ctx, "research", "Which loopback results describe the crash recovery path?",
+		"--provider", "searxng", "--strategy", "fixed", "--rounds", "5", "--no-cache", "--detach")
+	if err != nil {
+		t.Fatalf("start: %v\n%s", err, errOut)
+	}
+	id := strings.TrimSpace(out)
+	// kill the worker while the third search is in flight at the provider
+	for n := range search.inFlight {
+		if n == 3 {
+			break
+		}
+	}
+	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	first.Wait()
+	s.startWorker("worker-2")
+
+	c := s.client()
+	var rep workflows.ResearchReport
+	if err := c.GetWorkflow(ctx, id, "").Get(ctx, &rep); err != nil {
+		t.Fatalf("run did not complete after the crash: %v", err)
+	}
+	if len(rep.Rounds) != 5 {
+		t.Fatalf("want 5 rounds, got %d", len(rep.Rounds))
+	}
+	for _, r := range rep.Rounds {
+		if r.Decision == workflows.DecisionSearchError {
+			t.Errorf("round %d failed: %s", r.Round, r.Note)
+		}
+	}
+
+	// every completed search ran exactly once, across both worker processes
+	f, err := os.Open(filepath.Join(s.dir, "journal.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	runs := map[string]int{}
+	pids := map[float64]bool{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var e map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatal(err)
+		}
+		if e["activity"] != "Search" || e["workflow_id"] != id {
+			continue
+		}
+		runs[fmt.Sprint(e["run_id"], "/", e["activity_id"])]++
+		pids[e["pid"].(float64)] = true
+	}
+	for k, n := range runs {
+		if n != 1 {
+			t.Errorf("search activity %s completed %d times", k, n)
+		}
+	}
+	done := completedActivities(history(t, c, id, ""))
+	if done["Search"] != len(runs) {
+		t.Errorf("history has %d completed searches, the workers completed %d", done["Search"], len(runs))
+	}
+	if len(pids) != 2 {
+		t.Errorf("want searches completed by both workers (before and after the crash), got %d processes", len(pids))
+	}
+	if got := int(search.arrived.Load()); got != len(runs)+1 {
+		t.Errorf("provider saw %d searches: want %d completed plus the one lost in the crash", got, len(runs))
+	}
+}

@@ -1,0 +1,137 @@
+// Command worker is the composition root: configuration, clients, registration, run.
+// It serves the research task queue and, unless -memory=false, the memory task queue
+// (chromem-go lives in one process, so exactly one worker should serve memory).
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/sated-dev/sated/activities"
+	"github.com/sated-dev/sated/internal/config"
+	"github.com/sated-dev/sated/internal/corpus"
+	"github.com/sated-dev/sated/internal/fetch"
+	"github.com/sated-dev/sated/internal/llm"
+	"github.com/sated-dev/sated/internal/search"
+	"github.com/sated-dev/sated/workflows"
+)
+
+func main() {
+	memory := flag.Bool("memory", true, "also serve the memory task queue (run exactly one such worker)")
+	flag.Parse()
+	if err := run(*memory); err != nil {
+		fmt.Fprintln(os.Stderr, "worker:", err)
+		os.Exit(1)
+	}
+}
+
+// fileJournal appends one JSON line per completed activity; the crash test reads it.
+type fileJournal struct {
+	mu sync.Mutex
+	f  *os.File
+}
+
+func (j *fileJournal) Completed(ctx context.Context, name, detail string) {
+	info := activity.GetInfo(ctx)
+	line, _ := json.Marshal(map[string]any{"activity": name, "detail": detail, "workflow_id": info.WorkflowExecution.ID,
+		"run_id": info.WorkflowExecution.RunID, "activity_id": info.ActivityID, "attempt": info.Attempt, "pid": os.Getpid()})
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.f.Write(append(line, '\n'))
+	j.f.Sync()
+}
+
+func run(serveMemory bool) error {
+	env := config.FromEnv()
+	if err := os.MkdirAll(env.DataDir, 0o755); err != nil {
+		return fmt.Errorf("data dir %s: %w", env.DataDir, err)
+	}
+	idx, err := corpus.Open(env.CorpusPath())
+	if err != nil {
+		return err
+	}
+	defer idx.Close()
+	cache, err := search.OpenCache(env.CachePath(), search.CacheTTL)
+	if err != nil {
+		return err
+	}
+	defer cache.Close()
+
+	providers := map[string]search.Provider{"corpus": idx}
+	if env.SearxngURL != "" {
+		providers["searxng"] = search.NewSearXNG(env.SearxngURL, nil)
+	}
+	if env.DuckDuckGoURL != "" {
+		providers["duckduckgo"] = search.NewDuckDuckGo(env.DuckDuckGoURL, nil)
+	}
+
+	deps := activities.Deps{
+		Providers: providers,
+		Cache:     cache,
+		Docs:      idx,
+		Fetcher:   fetch.New(fetch.Fetcher{Allow: env.FetchAllow, Timeout: env.FetchTimeout}),
+		ReportDir: env.ReportDir(),
+		Memory:    serveMemory,
+	}
+	if env.OllamaHost != "" {
+		m, err := llm.New(llm.DefaultConfig(env.OllamaHost, env.PlannerModel, env.ProducerModel, env.EvaluatorModel,
+			env.EmbedModel, env.VisionModel), nil)
+		if err != nil {
+			return fmt.Errorf("ollama at %s: %w", env.OllamaHost, err)
+		}
+		deps.Model = m
+	}
+	if p := os.Getenv("SATED_ACTIVITY_JOURNAL"); p != "" {
+		f, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return fmt.Errorf("activity journal %s: %w", p, err)
+		}
+		defer f.Close()
+		deps.Journal = &fileJournal{f: f}
+	}
+
+	c, err := client.Dial(client.Options{HostPort: env.TemporalAddress, Namespace: env.TemporalNamespace})
+	if err != nil {
+		return fmt.Errorf("cannot reach Temporal at %s: %w", env.TemporalAddress, err)
+	}
+	defer c.Close()
+
+	w := worker.New(c, env.TaskQueue, worker.Options{})
+	w.RegisterWorkflow(workflows.ResearchWorkflow)
+	w.RegisterActivity(activities.NewActivities(deps))
+	workers := []worker.Worker{w}
+
+	log.Printf("sated worker: temporal %s, queue %s, data %s, providers %s, model %v",
+		env.TemporalAddress, env.TaskQueue, env.DataDir, strings.Join(keys(providers), ","), deps.Model != nil)
+
+	for _, w := range workers {
+		if err := w.Start(); err != nil {
+			return err
+		}
+		defer w.Stop()
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	<-sig
+	return nil
+}
+
+func keys(m map[string]search.Provider) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

@@ -1,0 +1,506 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"math/rand"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/sated-dev/sated/activities"
+	"github.com/sated-dev/sated/internal/config"
+	"github.com/sated-dev/sated/internal/knowledge"
+	"github.com/sated-dev/sated/internal/llm"
+	"github.com/sated-dev/sated/internal/novelty"
+	"github.com/sated-dev/sated/internal/plan"
+	"github.com/sated-dev/sated/internal/search"
+)
+
+// Activity options per kind of call. Temporal owns retries; bad input is never retried.
+var (
+	nonRetryable = []string{"BadInput"}
+
+	searchOptions = workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2,
+			MaximumInterval: 30 * time.Second, MaximumAttempts: 4, NonRetryableErrorTypes: nonRetryable},
+	}
+	localOptions = workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2,
+			MaximumAttempts: 3, NonRetryableErrorTypes: nonRetryable},
+	}
+	llmOptions = workflow.ActivityOptions{
+		StartToCloseTimeout: 5 * time.Minute,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: 2 * time.Second, BackoffCoefficient: 2,
+			MaximumInterval: 30 * time.Second, MaximumAttempts: 3, NonRetryableErrorTypes: nonRetryable},
+	}
+	fetchOptions = workflow.ActivityOptions{
+		StartToCloseTimeout: 90 * time.Second,
+		HeartbeatTimeout:    30 * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: 2 * time.Second, BackoffCoefficient: 2,
+			MaximumAttempts: 3, NonRetryableErrorTypes: nonRetryable},
+	}
+	synthOptions = workflow.ActivityOptions{
+		StartToCloseTimeout: 10 * time.Minute,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: 2 * time.Second, BackoffCoefficient: 2,
+			MaximumInterval: time.Minute, MaximumAttempts: 3, NonRetryableErrorTypes: nonRetryable},
+	}
+)
+
+// Phases shown by the progress query.
+const (
+	PhaseValidating   = "validating"
+	PhasePreparing    = "preparing"
+	PhaseRecalling    = "recalling"
+	PhasePlanning     = "planning"
+	PhaseSearching    = "searching"
+	PhaseEnriching    = "enriching"
+	PhaseSynthesizing = "synthesizing"
+	PhaseRemembering  = "remembering"
+	PhaseDone         = "done"
+)
+
+// ValidateRequest applies the defaults and checks a request; the starter calls it before
+// starting anything and the workflow again on entry.
+func ValidateRequest(req ResearchRequest) (config.Research, error) {
+	if err := config.ValidateQuestion(req.Question); err != nil {
+		return config.Research{}, err
+	}
+	cfg := req.Config.WithDefaults()
+	return cfg, cfg.Validate()
+}
+
+// run is the state of one research run; the progress query reads it.
+type run struct {
+	ctx       workflow.Context
+	req       ResearchRequest
+	cfg       config.Research
+	useModel  bool
+	progress  Progress
+	seen      map[string]bool
+	sources   []Source
+	knowledge string
+	usage     activities.Usage
+	calls     int // search calls
+	caps      activities.Capabilities
+	stop      bool
+	stopWhy   string
+	budget    llm.Budget
+}
+
+// ResearchWorkflow plans, searches in rounds while the results stay new, enriches the pages
+// worth reading, writes a cited report and remembers what it learned.
+func ResearchWorkflow(ctx workflow.Context, req ResearchRequest) (ResearchReport, error) {
+	r := &run{ctx: ctx, req: req, seen: map[string]bool{}}
+	r.progress = Progress{Phase: PhaseValidating, Question: req.Question}
+	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (Progress, error) { return r.progress, nil }); err != nil {
+		return ResearchReport{}, err
+	}
+	stopCh := workflow.GetSignalChannel(ctx, StopSignal)
+
+	cfg, err := ValidateRequest(req)
+	if err != nil {
+		return ResearchReport{}, temporal.NewNonRetryableApplicationError("invalid research request: "+err.Error(), "BadInput", err)
+	}
+	r.cfg = cfg
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, localOptions), a.WorkerCapabilities,
+		activities.CapabilitiesInput{}).Get(ctx, &r.caps); err != nil {
+		return ResearchReport{}, err
+	}
+	if req.NoModel {
+		r.caps = activities.Capabilities{Memory: r.caps.Memory}
+	}
+	r.useModel = r.caps.Any()
+	r.budget = llm.Budget{MaxCalls: cfg.MaxModelCalls, MaxTokens: cfg.MaxModelTokens}
+	r.progress.Strategy = cfg.Strategy
+	r.progress.Threshold = *cfg.NoveltyThreshold
+
+	seed := req.Seed
+	if seed == 0 {
+		// a fresh seed is drawn once and recorded, so replays take the same pass-through decisions
+		if err := workflow.SideEffect(ctx, func(workflow.Context) any { return rand.Int63() }).Get(&seed); err != nil {
+			return ResearchReport{}, err
+		}
+	}
+
+	task := req.Question
+	{
+		r.progress.Phase = PhasePreparing
+		var prep activities.PrepareOutput
+		if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, llmOptions), a.PrepareTask,
+			activities.PrepareInput{Question: req.Question, UseModel: r.caps.Vision && !r.overBudget()}).Get(ctx, &prep); err != nil {
+			r.note("vision bridge failed, task left unchanged: " + errMsg(err))
+		} else {
+			task = prep.Task
+			r.addUsage(prep.Usage)
+			r.progress.Notes = append(r.progress.Notes, prep.Notes...)
+		}
+	}
+
+	prior := r.recall(task)
+
+	r.progress.Phase = PhasePlanning
+	var planned activities.PlanOutput
+	known := make([]string, 0, len(prior))
+	for _, p := range prior {
+		known = append(known, p.Fact)
+	}
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, r.modelOrLocal()), a.PlanResearch,
+		activities.PlanInput{Question: task, KnownFacts: known, UseModel: r.caps.Planner && !r.overBudget()}).Get(ctx, &planned); err != nil {
+		return ResearchReport{}, err
+	}
+	r.addUsage(planned.Usage)
+	p := planned.Plan
+	if p.FallbackReason != "" {
+		r.fallback("planner: " + p.FallbackReason)
+	}
+	r.progress.Plan = &p
+
+	r.progress.Phase = PhaseSearching
+	r.search(task, p, seed, stopCh)
+	if r.stopWhy == "" {
+		r.stopWhy = "maximum rounds reached"
+	}
+	r.progress.StopReason = r.stopWhy
+
+	r.progress.Phase = PhaseEnriching
+	r.enrich(task)
+
+	r.progress.Phase = PhaseSynthesizing
+	in := activities.SynthesizeInput{
+		WorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID, Question: req.Question, Strategy: cfg.Strategy,
+		Threshold: *cfg.NoveltyThreshold, Seed: seed, Plan: p, Rounds: r.progress.Rounds, StopReason: r.stopWhy,
+		Sources: r.sources, Knowledge: r.knowledge, Prior: prior, Fallbacks: r.progress.Fallbacks,
+		Notes: r.progress.Notes, SearchCalls: r.calls, UseModel: r.caps.Producer && !r.overBudget(), Eval: req.Eval, Usage: r.usage,
+	}
+	if r.caps.Producer && r.overBudget() {
+		r.note("model budget spent: the report is extractive")
+		in.Notes = r.progress.Notes
+	}
+	var out activities.SynthesizeOutput
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, synthOptions), a.Synthesize, in).Get(ctx, &out); err != nil {
+		return ResearchReport{}, err
+	}
+	r.addUsage(out.Usage)
+	if out.Fallback != "" {
+		r.fallback("synthesis: " + out.Fallback)
+	}
+	r.progress.ReportPath = out.MarkdownPath
+
+	report := ResearchReport{
+		WorkflowID: in.WorkflowID, Question: req.Question, Task: task, Config: cfg, Seed: seed, Plan: p,
+		Rounds: r.progress.Rounds, StopReason: r.stopWhy, Sources: r.sources, Knowledge: r.knowledge,
+		Markdown: out.Markdown, Extractive: out.Extractive, RemovedCitations: out.RemovedCitations,
+		Fallbacks: r.progress.Fallbacks, SearchCalls: r.calls, MarkdownPath: out.MarkdownPath,
+		JSONPath: out.JSONPath, SVGPath: out.SVGPath, Evidence: out.Evidence, Usage: r.usage, Notes: r.progress.Notes,
+	}
+	for i := range report.Sources {
+		report.Sources[i].Text = "" // page text stays in the saved report, not the result
+	}
+
+	r.progress.Phase = PhaseRemembering
+	r.remember(task, report)
+	report.Notes = r.progress.Notes
+
+	r.progress.Phase = PhaseDone
+	return report, nil
+}
+
+// a names activities through a typed nil pointer.
+var a *activities.Activities
+
+// recall asks memory for what earlier runs established about the task.
+func (r *run) recall(task string) []activities.PriorFact {
+	return nil
+}
+
+// remember stores what this run established; a failed write never loses the report.
+func (r *run) remember(task string, rep ResearchReport) {
+}
+
+func (r *run) modelOrLocal() workflow.ActivityOptions {
+	if r.useModel {
+		return llmOptions
+	}
+	return localOptions
+}
+
+func (r *run) note(s string)     { r.progress.Notes = append(r.progress.Notes, s) }
+func (r *run) fallback(s string) { r.progress.Fallbacks = append(r.progress.Fallbacks, s) }
+
+func (r *run) addUsage(u activities.Usage) {
+	r.usage.Add(u)
+	r.progress.Usage = r.usage
+}
+
+func (r *run) overBudget() bool {
+	over, _ := r.budget.Exceeded(r.usage)
+	return over
+}
+
+func errMsg(err error) string {
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) {
+		return appErr.Error()
+	}
+	return err.Error()
+}
+
+// search runs the rounds. It never fails the run: a provider that keeps failing is reported and
+// the run goes on to synthesis with what it has.
+func (r *run) search(task string, p Plan, seed int64, stopCh workflow.ReceiveChannel) {
+	ctx := r.ctx
+	cfg := r.cfg
+	rounds := cfg.MaxRounds
+	if cfg.Strategy == config.StrategyFixed {
+		rounds = cfg.FixedRounds
+	}
+	var previous []string
+	failures := 0
+	for round := 1; round <= rounds; round++ {
+		if stopCh.ReceiveAsync(nil) {
+			r.progress.StopRequested = true
+			r.stopWhy = fmt.Sprintf("stopped by request before round %d", round)
+			return
+		}
+		if r.useModel && r.overBudget() {
+			_, why := r.budget.Exceeded(r.usage)
+			r.stopWhy = why + fmt.Sprintf("; research stopped before round %d", round)
+			return
+		}
+		rec := activities.RoundRecord{Round: round}
+		// planned queries feed the early rounds; later rounds get a gap-filling query
+		if round <= len(p.SearchQueries) {
+			rec.Query, rec.QuerySource = p.SearchQueries[round-1], "plan"
+		} else {
+			var gap activities.GapQueryOutput
+			err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, r.modelOrLocal()), a.PlanQuery,
+				activities.GapQueryInput{Question: task, Knowledge: r.knowledge, Previous: previous,
+					UseModel: r.caps.Planner && !r.overBudget()}).Get(ctx, &gap)
+			if err != nil {
+				r.stopWhy = "gap query planning failed: " + errMsg(err)
+				return
+			}
+			r.addUsage(gap.Usage)
+			if gap.Fallback != "" {
+				r.fallback(fmt.Sprintf("gap query round %d: %s", round, gap.Fallback))
+			}
+			if gap.Query == "" {
+				r.stopWhy = fmt.Sprintf("no new query left to ask at round %d", round)
+				return
+			}
+			rec.Query, rec.QuerySource = gap.Query, gap.Planner+"-gap"
+		}
+		if plan.SameAsQuestion(rec.Query, r.req.Question) {
+			// the raw question is never sent to a provider
+			rec.Query = plan.GapQuery(task, r.knowledge, append(previous, rec.Query))
+			if rec.Query == "" {
+				r.stopWhy = "no query left that differs from the question"
+				return
+			}
+		}
+		previous = append(previous, rec.Query)
+
+		out, err := r.searchOnce(rec.Query)
+		if err != nil {
+			failures++
+			rec.Decision = DecisionSearchError
+			rec.Note = errMsg(err)
+			r.fallback(fmt.Sprintf("round %d: provider %s failed: %s", round, cfg.Provider, errMsg(err)))
+			r.pushRound(rec)
+			if failures >= 2 || round == 1 && len(r.sources) == 0 && round == rounds {
+				r.stopWhy = fmt.Sprintf("provider %s failed %d times", cfg.Provider, failures)
+				return
+			}
+			continue
+		}
+		failures = 0
+		rec.Results, rec.Chars, rec.Cached = len(out.Results), out.Chars, out.Cached
+		results := out.Results
+
+		if round == 1 && out.Chars < cfg.QualityFloor {
+			// quality floor: a thin first search gets one simplified fallback query
+			if simple := plan.Simplify(rec.Query); simple != "" && !plan.SameAsQuestion(simple, r.req.Question) {
+				fb, ferr := r.searchOnce(simple)
+				previous = append(previous, simple)
+				if ferr == nil {
+					rec.Note = fmt.Sprintf("first search returned %d chars (< floor %d); fallback query %q returned %d chars", out.Chars, cfg.QualityFloor, simple, fb.Chars)
+					results = append(results, fb.Results...)
+					rec.Results += len(fb.Results)
+					rec.Chars += fb.Chars
+				} else {
+					rec.Note = fmt.Sprintf("first search returned %d chars (< floor %d); fallback query %q failed: %s", out.Chars, cfg.QualityFloor, simple, errMsg(ferr))
+				}
+				rec.Decision = DecisionFallback
+				r.fallback("round 1: " + rec.Note)
+			} else {
+				rec.Note = fmt.Sprintf("first search returned %d chars (< floor %d); no simpler query to fall back to", out.Chars, cfg.QualityFloor)
+			}
+		}
+
+		fresh := r.fresh(results)
+		rec.NewResults = len(fresh)
+
+		if round == 1 || r.knowledge == "" {
+			// the first round builds the knowledge state directly: no compression call
+			r.merge(fresh, round)
+			r.knowledge = knowledge.Initial(fresh, cfg.KnowledgeCap)
+			if rec.Decision == "" {
+				rec.Decision = DecisionAccepted
+			}
+			r.pushRound(rec)
+			continue
+		}
+
+		score, scored, err := r.score(fresh)
+		if err != nil {
+			rec.Decision = DecisionSearchError
+			rec.Note = "novelty assessment failed: " + errMsg(err)
+			r.pushRound(rec)
+			r.stopWhy = rec.Note
+			return
+		}
+		rec.Novelty, rec.Scored = score, scored
+
+		decision := novelty.Accept
+		if cfg.Strategy == config.StrategySaturation {
+			decision = novelty.Gate(score, *cfg.NoveltyThreshold, round, cfg.MinRounds, seed, *cfg.Epsilon)
+		}
+		switch decision {
+		case novelty.Accept, novelty.EpsilonContinue:
+			rec.Decision = DecisionAccepted
+			if cfg.Strategy == config.StrategyFixed {
+				rec.Decision = DecisionFixed
+			}
+			if decision == novelty.EpsilonContinue {
+				rec.Decision = DecisionEpsilon
+			}
+			r.merge(fresh, round)
+			if len(fresh) > 0 {
+				if err := r.compress(task, fresh); err != nil {
+					rec.Note = "compression failed, knowledge unchanged: " + errMsg(err)
+				}
+			}
+			r.pushRound(rec)
+		case novelty.DiscardContinue:
+			rec.Decision = DecisionDiscarded
+			rec.Note = fmt.Sprintf("novelty %.2f below threshold %.2f before the minimum of %d rounds", score, *cfg.NoveltyThreshold, cfg.MinRounds)
+			r.pushRound(rec)
+		case novelty.Stop:
+			rec.Decision = DecisionDiscarded
+			r.pushRound(rec)
+			r.stopWhy = fmt.Sprintf("saturated: novelty %.2f below threshold %.2f at round %d", score, *cfg.NoveltyThreshold, round)
+			return
+		}
+	}
+}
+
+func (r *run) pushRound(rec activities.RoundRecord) {
+	r.progress.Rounds = append(r.progress.Rounds, rec)
+}
+
+func (r *run) searchOnce(query string) (activities.SearchOutput, error) {
+	var out activities.SearchOutput
+	r.calls++
+	err := workflow.ExecuteActivity(workflow.WithActivityOptions(r.ctx, searchOptions), a.Search,
+		activities.SearchInput{Provider: r.cfg.Provider, Query: query, Question: r.req.Question,
+			Limit: r.cfg.ResultsPerQuery, NoCache: r.cfg.NoCache}).Get(r.ctx, &out)
+	return out, err
+}
+
+// fresh keeps the results whose normalized URL the run has not seen, once each.
+func (r *run) fresh(results []search.Result) []search.Result {
+	var out []search.Result
+	batch := map[string]bool{}
+	for _, res := range results {
+		k := search.NormalizeURL(res.URL)
+		if r.seen[k] || batch[k] {
+			continue
+		}
+		batch[k] = true
+		out = append(out, res)
+	}
+	return out
+}
+
+// merge adds accepted results to the sources, numbering them for citation.
+func (r *run) merge(results []search.Result, round int) {
+	for _, res := range results {
+		k := search.NormalizeURL(res.URL)
+		if r.seen[k] {
+			continue
+		}
+		r.seen[k] = true
+		r.sources = append(r.sources, Source{N: len(r.sources) + 1, Result: res, Round: round})
+	}
+	r.progress.Sources = len(r.sources)
+}
+
+func (r *run) score(fresh []search.Result) (float64, bool, error) {
+	if len(fresh) == 0 {
+		return 0, true, nil // nothing unseen: nothing new
+	}
+	method := r.cfg.Novelty
+	if method != config.NoveltyHeuristic && r.overBudget() {
+		method = config.NoveltyHeuristic
+	}
+	opts := localOptions
+	if method != config.NoveltyHeuristic {
+		opts = llmOptions
+	}
+	var out activities.NoveltyOutput
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(r.ctx, opts), a.AssessNovelty,
+		activities.NoveltyInput{Method: method, Knowledge: r.knowledge, Results: fresh}).Get(r.ctx, &out); err != nil {
+		return 0, false, err
+	}
+	r.addUsage(out.Usage)
+	if out.Fallback != "" {
+		r.fallback(fmt.Sprintf("novelty round %d: %s", len(r.progress.Rounds)+1, out.Fallback))
+	}
+	return out.Score, true, nil
+}
+
+func (r *run) compress(task string, fresh []search.Result) error {
+	var out activities.CompressOutput
+	useModel := r.caps.Producer && !r.overBudget()
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(r.ctx, r.modelOrLocal()), a.CompressKnowledge,
+		activities.CompressInput{Question: task, Knowledge: r.knowledge, Results: fresh, Cap: r.cfg.KnowledgeCap,
+			UseModel: useModel}).Get(r.ctx, &out); err != nil {
+		return err
+	}
+	r.addUsage(out.Usage)
+	if out.Fallback != "" {
+		r.fallback(fmt.Sprintf("compression round %d: %s", len(r.progress.Rounds)+1, out.Fallback))
+	}
+	r.knowledge = out.Knowledge
+	return nil
+}
+
+// enrich reads in full the results whose snippets add most to the knowledge state.
+func (r *run) enrich(task string) {
+	snippets := make([]string, len(r.sources))
+	for i, s := range r.sources {
+		snippets[i] = s.Title + ". " + s.Snippet
+	}
+	picked := novelty.SelectForEnrichment(snippets, r.knowledge, *r.cfg.EnrichOverlapCut, *r.cfg.EnrichCount)
+	futures := make([]workflow.Future, len(picked))
+	fctx := workflow.WithActivityOptions(r.ctx, fetchOptions)
+	for i, idx := range picked {
+		s := r.sources[idx]
+		futures[i] = workflow.ExecuteActivity(fctx, a.FetchPage,
+			activities.FetchInput{URL: s.URL, DocID: s.DocID, Provider: s.Provider, Question: task})
+	}
+	for i, idx := range picked {
+		var out activities.FetchOutput
+		if err := futures[i].Get(r.ctx, &out); err != nil {
+			r.fallback(fmt.Sprintf("enrichment of [%d] %s failed: %s", r.sources[idx].N, r.sources[idx].URL, errMsg(err)))
+			continue
+		}
+		r.sources[idx].Enriched = true
+		r.sources[idx].Text = out.Text
+		r.progress.Enriched++
+	}
+}

@@ -1,0 +1,277 @@
+package workflows
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/sated-dev/sated/activities"
+	"github.com/sated-dev/sated/internal/config"
+	"github.com/sated-dev/sated/internal/plan"
+	"github.com/sated-dev/sated/internal/search"
+)
+
+// scriptedProvider answers the n-th search with the n-th scripted batch, and records every
+// query it receives.
+type scriptedProvider struct {
+	mu      sync.Mutex
+	batches [][]search.Result
+	queries []string
+	fail    error
+}
+
+func (p *scriptedProvider) Name() string { return "corpus" }
+
+func (p *scriptedProvider) Search(_ context.Context, q string, limit int) ([]search.Result, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.queries = append(p.queries, q)
+	if p.fail != nil {
+		return nil, p.fail
+	}
+	i := len(p.queries) - 1
+	if i >= len(p.batches) {
+		i = len(p.batches) - 1
+	}
+	return p.batches[i], nil
+}
+
+// novel makes a batch whose words are all new (tag makes them unique), long enough to pass the
+// quality floor.
+func novel(tag string) []search.Result {
+	var rs []search.Result
+	for i := 0; i < 4; i++ {
+		var words []string
+		for j := 0; j < 40; j++ {
+			words = append(words, fmt.Sprintf("%s%dw%d", tag, i, j))
+		}
+		rs = append(rs, search.Result{URL: fmt.Sprintf("https://example.org/%s/%d", tag, i), Title: tag + " doc",
+			Snippet: strings.Join(words, " ")})
+	}
+	return rs
+}
+
+// stale makes new URLs whose text repeats an earlier batch: nothing novel.
+func stale(of []search.Result, tag string) []search.Result {
+	out := make([]search.Result, len(of))
+	for i, r := range of {
+		r.URL = fmt.Sprintf("https://example.org/stale-%s/%d", tag, i)
+		out[i] = r
+	}
+	return out
+}
+
+type harness struct {
+	testsuite.WorkflowTestSuite
+	env      *testsuite.TestWorkflowEnvironment
+	provider *scriptedProvider
+	started  map[string]int
+}
+
+func newHarness(t *testing.T, batches ...[]search.Result) *harness {
+	h := &harness{provider: &scriptedProvider{batches: batches}, started: map[string]int{}}
+	h.env = h.NewTestWorkflowEnvironment()
+	acts := activities.NewActivities(activities.Deps{
+		Providers: map[string]search.Provider{"corpus": h.provider},
+		ReportDir: t.TempDir(),
+	})
+	h.env.RegisterWorkflow(ResearchWorkflow)
+	h.env.RegisterActivity(acts)
+	var mu sync.Mutex
+	h.env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ interface{ Get(...any) error }) {
+		mu.Lock()
+		h.started[info.ActivityType.Name]++
+		mu.Unlock()
+	})
+	return h
+}
+
+func f(v float64) *float64 { return &v }
+
+func (h *harness) run(t *testing.T, req ResearchRequest) ResearchReport {
+	t.Helper()
+	h.env.ExecuteWorkflow(ResearchWorkflow, req)
+	require.True(t, h.env.IsWorkflowCompleted())
+	require.NoError(t, h.env.GetWorkflowError())
+	var rep ResearchReport
+	require.NoError(t, h.env.GetWorkflowResult(&rep))
+	return rep
+}
+
+func decisions(rep ResearchReport) []string {
+	var out []string
+	for _, r := range rep.Rounds {
+		out = append(out, r.Decision)
+	}
+	return out
+}
+
+const question = "How does the Go garbage collector decide when to run, and how can GOGC tune it?"
+
+func TestStopsAtFirstSubThresholdRoundAfterMinimum(t *testing.T) {
+	r1 := novel("a")
+	h := newHarness(t, r1, novel("b"), stale(r1, "c"), novel("d"), novel("e"))
+	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Epsilon: f(0)}})
+	require.Equal(t, []string{DecisionAccepted, DecisionAccepted, DecisionDiscarded}, decisions(rep))
+	require.Contains(t, rep.StopReason, "saturated")
+	require.Equal(t, 3, len(h.provider.queries))
+	require.Len(t, rep.Sources, 8, "the discarded round's results are not merged")
+}
+
+func TestNeverStopsBeforeTheMinimum(t *testing.T) {
+	r1 := novel("a")
+	h := newHarness(t, r1, stale(r1, "b"), stale(r1, "c"), stale(r1, "d"), novel("e"))
+	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{MinRounds: 4, Epsilon: f(0)}})
+	require.Equal(t, []string{DecisionAccepted, DecisionDiscarded, DecisionDiscarded, DecisionDiscarded}, decisions(rep))
+	require.Len(t, h.provider.queries, 4)
+	require.Zero(t, h.started["CompressKnowledge"], "rejected rounds are never compressed")
+}
+
+func TestMaxRoundsCapHolds(t *testing.T) {
+	h := newHarness(t, novel("a"), novel("b"), novel("c"), novel("d"), novel("e"), novel("f"), novel("g"))
+	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{MaxRounds: 4}})
+	require.Len(t, rep.Rounds, 4)
+	require.Equal(t, "maximum rounds reached", rep.StopReason)
+	require.Equal(t, 3, h.started["CompressKnowledge"], "every accepted round after the first is compressed")
+}
+
+func TestQualityFloorFallbackFires(t *testing.T) {
+	thin := []search.Result{{URL: "https://example.org/thin", Title: "thin", Snippet: "short"}}
+	h := newHarness(t, thin, novel("fb"), novel("b"), novel("c"))
+	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Strategy: config.StrategyFixed, FixedRounds: 2}})
+	require.Equal(t, DecisionFallback, rep.Rounds[0].Decision)
+	require.Contains(t, rep.Rounds[0].Note, "fallback query")
+	require.Len(t, h.provider.queries, 3, "round 1 searched twice, round 2 once")
+	require.Equal(t, plan.Simplify(h.provider.queries[0]), h.provider.queries[1])
+	require.NotEmpty(t, rep.Fallbacks)
+	require.Len(t, rep.Sources, 1+4+4)
+}
+
+func TestCompressionNeverRunsForARejectedRound(t *testing.T) {
+	r1 := novel("a")
+	h := newHarness(t, r1, novel("b"), stale(r1, "c"))
+	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Epsilon: f(0)}})
+	require.Equal(t, []string{DecisionAccepted, DecisionAccepted, DecisionDiscarded}, decisions(rep))
+	require.Equal(t, 1, h.started["CompressKnowledge"], "only round 2 is compressed")
+	require.Equal(t, 2, h.started["AssessNovelty"])
+}
+
+func TestFixedRunsExactlyN(t *testing.T) {
+	for _, n := range []int{2, 5} {
+		r1 := novel("a")
+		h := newHarness(t, r1, stale(r1, "b"), stale(r1, "c"), stale(r1, "d"), stale(r1, "e"), stale(r1, "f"))
+		rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Strategy: config.StrategyFixed, FixedRounds: n}})
+		require.Len(t, rep.Rounds, n)
+		require.Len(t, h.provider.queries, n)
+		for _, r := range rep.Rounds[1:] {
+			require.Equal(t, DecisionFixed, r.Decision)
+		}
+	}
+}
+
+// seedFor finds a seed whose draw for round 3 passes (or not) at the given epsilon.
+func seedFor(t *testing.T, pass bool, eps float64) int64 {
+	for s := int64(1); s < 10000; s++ {
+		if novelty3(s, eps) == pass {
+			return s
+		}
+	}
+	t.Fatal("no seed found")
+	return 0
+}
+
+func TestEpsilonPassThroughIsReproducible(t *testing.T) {
+	r1 := novel("a")
+	seed := seedFor(t, true, 0.5)
+	var first []string
+	for i := 0; i < 2; i++ {
+		h := newHarness(t, r1, novel("b"), stale(r1, "c"), stale(r1, "d"), stale(r1, "e"), stale(r1, "f"))
+		rep := h.run(t, ResearchRequest{Question: question, Seed: seed, Config: config.Research{Epsilon: f(0.5)}})
+		require.Equal(t, DecisionEpsilon, rep.Rounds[2].Decision)
+		if i == 0 {
+			first = decisions(rep)
+		} else {
+			require.Equal(t, first, decisions(rep), "the same seed takes the same decisions")
+		}
+		require.Equal(t, seed, rep.Seed)
+	}
+}
+
+func TestRawQuestionNeverReachesAProvider(t *testing.T) {
+	h := newHarness(t, novel("a"), novel("b"), novel("c"), novel("d"), novel("e"))
+	h.run(t, ResearchRequest{Question: "garbage collector", Seed: 3})
+	require.NotEmpty(t, h.provider.queries)
+	for _, q := range h.provider.queries {
+		require.False(t, plan.SameAsQuestion(q, "garbage collector"), "provider got the raw question: %q", q)
+	}
+}
+
+func TestBadRequestIsNonRetryable(t *testing.T) {
+	for _, req := range []ResearchRequest{
+		{Question: ""},
+		{Question: strings.Repeat("x", 5000)},
+		{Question: question, Config: config.Research{MinRounds: 6, MaxRounds: 3}},
+		{Question: question, Config: config.Research{Epsilon: f(1.5)}},
+		{Question: question, Config: config.Research{NoveltyThreshold: f(11)}},
+		{Question: question, Config: config.Research{Provider: "altavista"}},
+		{Question: question, Config: config.Research{Strategy: "forever"}},
+	} {
+		h := newHarness(t, novel("a"))
+		h.env.ExecuteWorkflow(ResearchWorkflow, req)
+		err := h.env.GetWorkflowError()
+		require.Error(t, err)
+		var appErr *temporal.ApplicationError
+		require.True(t, errors.As(err, &appErr), "%v", err)
+		require.True(t, appErr.NonRetryable())
+		require.Equal(t, "BadInput", appErr.Type())
+		require.Empty(t, h.provider.queries)
+	}
+}
+
+func TestStopSignalEndsSearchAndStillReports(t *testing.T) {
+	h := newHarness(t, novel("a"), novel("b"), novel("c"), novel("d"), novel("e"))
+	h.env.RegisterDelayedCallback(func() { h.env.SignalWorkflow(StopSignal, struct{}{}) }, time.Millisecond)
+	// slow searches so the signal lands mid-run
+	h.env.SetTestTimeout(time.Minute)
+	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{MaxRounds: 5, Epsilon: f(0)}})
+	require.Less(t, len(rep.Rounds), 5)
+	require.Contains(t, rep.StopReason, "stopped by request")
+	require.NotEmpty(t, rep.Markdown)
+}
+
+func TestFailingProviderIsReportedNotSwapped(t *testing.T) {
+	h := newHarness(t, novel("a"))
+	h.provider.fail = errors.New("upstream 503")
+	rep := h.run(t, ResearchRequest{Question: question, Seed: 7})
+	require.Equal(t, DecisionSearchError, rep.Rounds[0].Decision)
+	require.Contains(t, rep.StopReason, "failed")
+	require.Empty(t, rep.Sources)
+	require.Contains(t, strings.Join(rep.Fallbacks, " "), "upstream 503")
+	require.NotEmpty(t, rep.Markdown)
+}
+
+func TestProgressQueryShowsRounds(t *testing.T) {
+	r1 := novel("a")
+	h := newHarness(t, r1, novel("b"), stale(r1, "c"))
+	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Epsilon: f(0)}})
+	v, err := h.env.QueryWorkflow(ProgressQuery)
+	require.NoError(t, err)
+	var p Progress
+	require.NoError(t, v.Get(&p))
+	require.Equal(t, PhaseDone, p.Phase)
+	require.Len(t, p.Rounds, 3)
+	require.Equal(t, rep.Rounds, p.Rounds)
+	require.NotNil(t, p.Plan)
+	require.Equal(t, 3.0, p.Threshold)
+}
+
+func novelty3(seed int64, eps float64) bool { return noveltyPass(seed, 3, eps) }
