@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
@@ -49,9 +53,9 @@ func (p *scriptedProvider) Search(_ context.Context, q string, limit int) ([]sea
 // quality floor.
 func novel(tag string) []search.Result {
 	var rs []search.Result
-	for i := 0; i < 4; i++ {
+	for i := 0; i < 3; i++ {
 		var words []string
-		for j := 0; j < 40; j++ {
+		for j := 0; j < 20; j++ {
 			words = append(words, fmt.Sprintf("%s%dw%d", tag, i, j))
 		}
 		rs = append(rs, search.Result{URL: fmt.Sprintf("https://example.org/%s/%d", tag, i), Title: tag + " doc",
@@ -70,15 +74,16 @@ func stale(of []search.Result, tag string) []search.Result {
 	return out
 }
 
-type harness struct {
+type researchEnv struct {
 	testsuite.WorkflowTestSuite
 	env      *testsuite.TestWorkflowEnvironment
 	provider *scriptedProvider
 	started  map[string]int
 }
 
-func newHarness(t *testing.T, batches ...[]search.Result) *harness {
-	h := &harness{provider: &scriptedProvider{batches: batches}, started: map[string]int{}}
+func newResearchEnv(t *testing.T, batches ...[]search.Result) *researchEnv {
+	h := &researchEnv{provider: &scriptedProvider{batches: batches}, started: map[string]int{}}
+	h.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	h.env = h.NewTestWorkflowEnvironment()
 	acts := activities.NewActivities(activities.Deps{
 		Providers: map[string]search.Provider{"corpus": h.provider},
@@ -87,7 +92,7 @@ func newHarness(t *testing.T, batches ...[]search.Result) *harness {
 	h.env.RegisterWorkflow(ResearchWorkflow)
 	h.env.RegisterActivity(acts)
 	var mu sync.Mutex
-	h.env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ interface{ Get(...any) error }) {
+	h.env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
 		mu.Lock()
 		h.started[info.ActivityType.Name]++
 		mu.Unlock()
@@ -97,8 +102,13 @@ func newHarness(t *testing.T, batches ...[]search.Result) *harness {
 
 func f(v float64) *float64 { return &v }
 
-func (h *harness) run(t *testing.T, req ResearchRequest) ResearchReport {
+// run executes a request; batches are small (so that a whole round fits the knowledge cap), so
+// the quality floor is lowered unless the test sets it.
+func (h *researchEnv) run(t *testing.T, req ResearchRequest) ResearchReport {
 	t.Helper()
+	if req.Config.QualityFloor == 0 {
+		req.Config.QualityFloor = 200
+	}
 	h.env.ExecuteWorkflow(ResearchWorkflow, req)
 	require.True(t, h.env.IsWorkflowCompleted())
 	require.NoError(t, h.env.GetWorkflowError())
@@ -119,17 +129,17 @@ const question = "How does the Go garbage collector decide when to run, and how 
 
 func TestStopsAtFirstSubThresholdRoundAfterMinimum(t *testing.T) {
 	r1 := novel("a")
-	h := newHarness(t, r1, novel("b"), stale(r1, "c"), novel("d"), novel("e"))
+	h := newResearchEnv(t, r1, novel("b"), stale(r1, "c"), novel("d"), novel("e"))
 	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Epsilon: f(0)}})
 	require.Equal(t, []string{DecisionAccepted, DecisionAccepted, DecisionDiscarded}, decisions(rep))
 	require.Contains(t, rep.StopReason, "saturated")
 	require.Equal(t, 3, len(h.provider.queries))
-	require.Len(t, rep.Sources, 8, "the discarded round's results are not merged")
+	require.Len(t, rep.Sources, 6, "the discarded round's results are not merged")
 }
 
 func TestNeverStopsBeforeTheMinimum(t *testing.T) {
 	r1 := novel("a")
-	h := newHarness(t, r1, stale(r1, "b"), stale(r1, "c"), stale(r1, "d"), novel("e"))
+	h := newResearchEnv(t, r1, stale(r1, "b"), stale(r1, "c"), stale(r1, "d"), novel("e"))
 	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{MinRounds: 4, Epsilon: f(0)}})
 	require.Equal(t, []string{DecisionAccepted, DecisionDiscarded, DecisionDiscarded, DecisionDiscarded}, decisions(rep))
 	require.Len(t, h.provider.queries, 4)
@@ -137,7 +147,7 @@ func TestNeverStopsBeforeTheMinimum(t *testing.T) {
 }
 
 func TestMaxRoundsCapHolds(t *testing.T) {
-	h := newHarness(t, novel("a"), novel("b"), novel("c"), novel("d"), novel("e"), novel("f"), novel("g"))
+	h := newResearchEnv(t, novel("a"), novel("b"), novel("c"), novel("d"), novel("e"), novel("f"), novel("g"))
 	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{MaxRounds: 4}})
 	require.Len(t, rep.Rounds, 4)
 	require.Equal(t, "maximum rounds reached", rep.StopReason)
@@ -146,19 +156,19 @@ func TestMaxRoundsCapHolds(t *testing.T) {
 
 func TestQualityFloorFallbackFires(t *testing.T) {
 	thin := []search.Result{{URL: "https://example.org/thin", Title: "thin", Snippet: "short"}}
-	h := newHarness(t, thin, novel("fb"), novel("b"), novel("c"))
+	h := newResearchEnv(t, thin, novel("fb"), novel("b"), novel("c"))
 	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Strategy: config.StrategyFixed, FixedRounds: 2}})
 	require.Equal(t, DecisionFallback, rep.Rounds[0].Decision)
 	require.Contains(t, rep.Rounds[0].Note, "fallback query")
 	require.Len(t, h.provider.queries, 3, "round 1 searched twice, round 2 once")
 	require.Equal(t, plan.Simplify(h.provider.queries[0]), h.provider.queries[1])
 	require.NotEmpty(t, rep.Fallbacks)
-	require.Len(t, rep.Sources, 1+4+4)
+	require.Len(t, rep.Sources, 1+3+3)
 }
 
 func TestCompressionNeverRunsForARejectedRound(t *testing.T) {
 	r1 := novel("a")
-	h := newHarness(t, r1, novel("b"), stale(r1, "c"))
+	h := newResearchEnv(t, r1, novel("b"), stale(r1, "c"))
 	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Epsilon: f(0)}})
 	require.Equal(t, []string{DecisionAccepted, DecisionAccepted, DecisionDiscarded}, decisions(rep))
 	require.Equal(t, 1, h.started["CompressKnowledge"], "only round 2 is compressed")
@@ -168,7 +178,7 @@ func TestCompressionNeverRunsForARejectedRound(t *testing.T) {
 func TestFixedRunsExactlyN(t *testing.T) {
 	for _, n := range []int{2, 5} {
 		r1 := novel("a")
-		h := newHarness(t, r1, stale(r1, "b"), stale(r1, "c"), stale(r1, "d"), stale(r1, "e"), stale(r1, "f"))
+		h := newResearchEnv(t, r1, stale(r1, "b"), stale(r1, "c"), stale(r1, "d"), stale(r1, "e"), stale(r1, "f"))
 		rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Strategy: config.StrategyFixed, FixedRounds: n}})
 		require.Len(t, rep.Rounds, n)
 		require.Len(t, h.provider.queries, n)
@@ -194,7 +204,7 @@ func TestEpsilonPassThroughIsReproducible(t *testing.T) {
 	seed := seedFor(t, true, 0.5)
 	var first []string
 	for i := 0; i < 2; i++ {
-		h := newHarness(t, r1, novel("b"), stale(r1, "c"), stale(r1, "d"), stale(r1, "e"), stale(r1, "f"))
+		h := newResearchEnv(t, r1, novel("b"), stale(r1, "c"), stale(r1, "d"), stale(r1, "e"), stale(r1, "f"))
 		rep := h.run(t, ResearchRequest{Question: question, Seed: seed, Config: config.Research{Epsilon: f(0.5)}})
 		require.Equal(t, DecisionEpsilon, rep.Rounds[2].Decision)
 		if i == 0 {
@@ -207,7 +217,7 @@ func TestEpsilonPassThroughIsReproducible(t *testing.T) {
 }
 
 func TestRawQuestionNeverReachesAProvider(t *testing.T) {
-	h := newHarness(t, novel("a"), novel("b"), novel("c"), novel("d"), novel("e"))
+	h := newResearchEnv(t, novel("a"), novel("b"), novel("c"), novel("d"), novel("e"))
 	h.run(t, ResearchRequest{Question: "garbage collector", Seed: 3})
 	require.NotEmpty(t, h.provider.queries)
 	for _, q := range h.provider.queries {
@@ -225,7 +235,7 @@ func TestBadRequestIsNonRetryable(t *testing.T) {
 		{Question: question, Config: config.Research{Provider: "altavista"}},
 		{Question: question, Config: config.Research{Strategy: "forever"}},
 	} {
-		h := newHarness(t, novel("a"))
+		h := newResearchEnv(t, novel("a"))
 		h.env.ExecuteWorkflow(ResearchWorkflow, req)
 		err := h.env.GetWorkflowError()
 		require.Error(t, err)
@@ -238,7 +248,7 @@ func TestBadRequestIsNonRetryable(t *testing.T) {
 }
 
 func TestStopSignalEndsSearchAndStillReports(t *testing.T) {
-	h := newHarness(t, novel("a"), novel("b"), novel("c"), novel("d"), novel("e"))
+	h := newResearchEnv(t, novel("a"), novel("b"), novel("c"), novel("d"), novel("e"))
 	h.env.RegisterDelayedCallback(func() { h.env.SignalWorkflow(StopSignal, struct{}{}) }, time.Millisecond)
 	// slow searches so the signal lands mid-run
 	h.env.SetTestTimeout(time.Minute)
@@ -249,7 +259,7 @@ func TestStopSignalEndsSearchAndStillReports(t *testing.T) {
 }
 
 func TestFailingProviderIsReportedNotSwapped(t *testing.T) {
-	h := newHarness(t, novel("a"))
+	h := newResearchEnv(t, novel("a"))
 	h.provider.fail = errors.New("upstream 503")
 	rep := h.run(t, ResearchRequest{Question: question, Seed: 7})
 	require.Equal(t, DecisionSearchError, rep.Rounds[0].Decision)
@@ -261,7 +271,7 @@ func TestFailingProviderIsReportedNotSwapped(t *testing.T) {
 
 func TestProgressQueryShowsRounds(t *testing.T) {
 	r1 := novel("a")
-	h := newHarness(t, r1, novel("b"), stale(r1, "c"))
+	h := newResearchEnv(t, r1, novel("b"), stale(r1, "c"))
 	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Epsilon: f(0)}})
 	v, err := h.env.QueryWorkflow(ProgressQuery)
 	require.NoError(t, err)
@@ -275,3 +285,23 @@ func TestProgressQueryShowsRounds(t *testing.T) {
 }
 
 func novelty3(seed int64, eps float64) bool { return noveltyPass(seed, 3, eps) }
+
+func TestResultsAreDeduplicatedByNormalizedURLAcrossRounds(t *testing.T) {
+	r1 := novel("a")
+	r2 := novel("b")
+	// round 2 repeats round 1's pages under other spellings of the same URL
+	r2[0].URL = strings.Replace(r1[0].URL, "https://", "https://www.", 1) + "/"
+	r2[1].URL = r1[1].URL + "?utm_source=feed#section"
+	h := newResearchEnv(t, r1, r2, novel("c"))
+	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Strategy: config.StrategyFixed, FixedRounds: 3}})
+	require.Equal(t, 1, rep.Rounds[1].NewResults)
+	require.Len(t, rep.Sources, 3+1+3)
+	seen := map[string]bool{}
+	for i, s := range rep.Sources {
+		require.Equal(t, i+1, s.N, "sources are numbered in order for citation")
+		k := search.NormalizeURL(s.URL)
+		require.False(t, seen[k], "duplicate source %s", s.URL)
+		seen[k] = true
+	}
+	require.LessOrEqual(t, len(rep.Knowledge), config.DefaultKnowledgeCap)
+}

@@ -48,20 +48,20 @@ type Source = activities.Source
 
 // Progress is what the progress query returns.
 type Progress struct {
-	Phase         string        `json:"phase"` // validating, planning, searching, enriching, synthesizing, remembering, done, failed
-	Question      string        `json:"question"`
-	Strategy      string        `json:"strategy"`
-	Threshold     float64       `json:"threshold"`
-	Plan          *Plan         `json:"plan,omitempty"`
-	Rounds        []RoundRecord `json:"rounds"`
-	StopReason    string        `json:"stop_reason,omitempty"`
-	Sources       int           `json:"sources"`
-	Enriched      int           `json:"enriched"`
-	Fallbacks     []string      `json:"fallbacks,omitempty"`
-	StopRequested bool          `json:"stop_requested,omitempty"`
-	ReportPath    string        `json:"report_path,omitempty"`
-	ModelCalls    int           `json:"model_calls"`
-	ModelTokens   int           `json:"model_tokens"`
+	Phase         string           `json:"phase"` // validating, planning, searching, enriching, synthesizing, remembering, done, failed
+	Question      string           `json:"question"`
+	Strategy      string           `json:"strategy"`
+	Threshold     float64          `json:"threshold"`
+	Plan          *Plan            `json:"plan,omitempty"`
+	Rounds        []RoundRecord    `json:"rounds"`
+	StopReason    string           `json:"stop_reason,omitempty"`
+	Sources       int              `json:"sources"`
+	Enriched      int              `json:"enriched"`
+	Fallbacks     []string         `json:"fallbacks,omitempty"`
+	StopRequested bool             `json:"stop_requested,omitempty"`
+	ReportPath    string           `json:"report_path,omitempty"`
+	Usage         activities.Usage `json:"usage"`
+	Notes         []string         `json:"notes,omitempty"`
 }
 
 // ResearchReport is the output of ResearchWorkflow.
@@ -84,7 +84,8 @@ type ResearchReport struct {
 	JSONPath         string          `json:"json_path"`
 	SVGPath          string          `json:"svg_path"`
 	// Evidence is the text the report was written from; filled only for eval runs.
-	Evidence    string `json:"evidence,omitempty"`
-	ModelCalls  int    `json:"model_calls"`
-	ModelTokens int    `json:"model_tokens"`
+	Evidence string           `json:"evidence,omitempty"`
+	Usage    activities.Usage `json:"usage"`
+	Notes    []string         `json:"notes,omitempty"`
+	Task     string           `json:"task,omitempty"` // the question after the vision bridge
 }

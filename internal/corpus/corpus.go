@@ -196,16 +196,19 @@ func (x *Index) Search(ctx context.Context, query string, limit int) ([]search.R
 		return nil, fmt.Errorf("corpus: limit %d: %w", limit, search.ErrBadInput)
 	}
 	limit = min(limit, maxLimit)
-	match, err := matchQuery(query)
+	terms, err := queryTerms(query)
 	if err != nil {
 		return nil, err
 	}
+	// Rank first, then read only the winners: auxiliary functions in the select list would
+	// run for every matching row before the LIMIT applies.
 	rows, err := x.db.QueryContext(ctx, `
-		SELECT d.id, d.url, d.title, snippet(docs_fts, 1, '', '', '…', 48)
-		FROM docs_fts JOIN docs d ON d.rowid = docs_fts.rowid
-		WHERE docs_fts MATCH ?
-		ORDER BY bm25(docs_fts, ?, 1.0)
-		LIMIT ?`, match, titleWeight, limit)
+		WITH top AS (
+			SELECT rowid, bm25(docs_fts, ?, 1.0) AS score FROM docs_fts
+			WHERE docs_fts MATCH ? ORDER BY score LIMIT ?)
+		SELECT d.id, d.url, d.title, substr(d.body, 1, ?)
+		FROM top JOIN docs d ON d.rowid = top.rowid ORDER BY top.score`,
+		titleWeight, matchQuery(terms), limit, snippetScanBytes)
 	if err != nil {
 		return nil, fmt.Errorf("corpus %s: search %q: %w", x.path, query, err)
 	}
@@ -213,10 +216,11 @@ func (x *Index) Search(ctx context.Context, query string, limit int) ([]search.R
 	var out []search.Result
 	for rows.Next() {
 		r := search.Result{Provider: "corpus"}
-		if err := rows.Scan(&r.DocID, &r.URL, &r.Title, &r.Snippet); err != nil {
+		var body string
+		if err := rows.Scan(&r.DocID, &r.URL, &r.Title, &body); err != nil {
 			return nil, fmt.Errorf("corpus %s: search %q: %w", x.path, query, err)
 		}
-		r.Snippet = search.Truncate(strings.Join(strings.Fields(r.Snippet), " "), search.MaxSnippetChars)
+		r.Snippet = snippet(body, terms, search.MaxSnippetChars)
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/sated-dev/sated/internal/search"
 	"github.com/stretchr/testify/require"
@@ -221,30 +222,53 @@ func TestHostileQueries(t *testing.T) {
 	require.Equal(t, 1, n)
 }
 
-func TestMatchQuery(t *testing.T) {
+func TestQueryTerms(t *testing.T) {
 	for _, tc := range []struct {
-		in, want string
+		in   string
+		want []string
 	}{
-		{"garbage collector", `"garbage" OR "collector"`},
-		{`What is the "Go" GC?`, `"go" OR "gc"`},
-		{"NEAR(a b) AND c*", `"near" OR "b" OR "c"`},
-		{"gc gc GC", `"gc"`},
-		{"naïve café 日本語", `"naïve" OR "café" OR "日本語"`},
-		{"go1.22 -race", `"go1" OR "22" OR "race"`},
+		{"garbage collector", []string{"garbage", "collector"}},
+		{`What is the "Go" GC?`, []string{"go", "gc"}},
+		{"NEAR(a b) AND c*", []string{"near", "b", "c"}},
+		{"gc gc GC", []string{"gc"}},
+		{"naïve café 日本語", []string{"naïve", "café", "日本語"}},
+		{"go1.22 -race", []string{"go1", "22", "race"}},
 	} {
-		got, err := matchQuery(tc.in)
+		got, err := queryTerms(tc.in)
 		require.NoError(t, err, tc.in)
 		require.Equal(t, tc.want, got, tc.in)
 	}
-	long, err := matchQuery(strings.Repeat("word ", 3) + func() string {
-		var b strings.Builder
-		for i := range 100 {
-			fmt.Fprintf(&b, "w%d ", i)
-		}
-		return b.String()
-	}())
+	var b strings.Builder
+	for i := range 100 {
+		fmt.Fprintf(&b, "w%d ", i)
+	}
+	long, err := queryTerms(b.String())
 	require.NoError(t, err)
-	require.Equal(t, maxQueryTerms, strings.Count(long, `"`)/2)
+	require.Len(t, long, maxQueryTerms)
+	require.Equal(t, `"naïve" OR "near" OR "and"`, matchQuery([]string{"naïve", "near", "and"}))
+}
+
+func TestSnippet(t *testing.T) {
+	filler := strings.Repeat("lorem ipsum dolor sit amet ", 40)
+	for _, tc := range []struct {
+		name, body string
+		terms      []string
+		want       string // must appear in the snippet
+		lead       bool   // snippet starts mid-document
+	}{
+		{"start when no hit", "Opening words. " + filler, []string{"absent"}, "Opening words.", false},
+		{"window around hit", filler + "the pacer\n\tdecides when " + filler, []string{"pacer"}, "the pacer decides when", true},
+		{"most distinct terms win", filler + "garbage alone " + filler + "garbage collector pacing together " + filler,
+			[]string{"garbage", "collector", "pacing"}, "garbage collector pacing together", true},
+		{"stem-like match", filler + "collection cycles " + filler, []string{"collector"}, "collection cycles", true},
+		{"multibyte safe", strings.Repeat("日本語のテキスト ", 100) + "目標 " + strings.Repeat("日本語 ", 100), []string{"目標"}, "目標", true},
+	} {
+		got := snippet(tc.body, tc.terms, 200)
+		require.LessOrEqual(t, len(got), 200, tc.name)
+		require.True(t, utf8.ValidString(got), tc.name)
+		require.Contains(t, got, tc.want, tc.name)
+		require.Equal(t, tc.lead, strings.HasPrefix(got, "…"), tc.name)
+	}
 }
 
 func TestSearchLimitAndSnippetBound(t *testing.T) {
@@ -259,7 +283,7 @@ func TestSearchLimitAndSnippetBound(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, res, 3)
 	for _, r := range res {
-		require.LessOrEqual(t, len(r.Snippet), search.MaxSnippetChars+len("…"))
+		require.LessOrEqual(t, len(r.Snippet), search.MaxSnippetChars)
 		require.Contains(t, r.Snippet, "scheduling")
 	}
 }

@@ -2,8 +2,10 @@ package corpus
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/sated-dev/sated/internal/search"
 )
@@ -27,26 +29,124 @@ var stopwords = func() map[string]bool {
 	return m
 }()
 
-// matchQuery turns free text into an FTS5 query that cannot be a syntax error: its words,
-// lower-cased, stopwords dropped, each quoted, joined by OR; bm25 rewards docs matching more.
-func matchQuery(q string) (string, error) {
+// queryTerms turns free text into the words worth searching: lower-cased, stopwords and
+// duplicates dropped, at most maxQueryTerms.
+func queryTerms(q string) ([]string, error) {
 	words := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
 	})
-	seen := map[string]bool{}
 	var terms []string
 	for _, w := range words {
-		if stopwords[w] || seen[w] {
+		if stopwords[w] || slices.Contains(terms, w) {
 			continue
 		}
-		seen[w] = true
-		terms = append(terms, `"`+w+`"`)
-		if len(terms) == maxQueryTerms {
+		if terms = append(terms, w); len(terms) == maxQueryTerms {
 			break
 		}
 	}
 	if len(terms) == 0 {
-		return "", fmt.Errorf("corpus: query %q has no searchable words: %w", q, search.ErrBadInput)
+		return nil, fmt.Errorf("corpus: query %q has no searchable words: %w", q, search.ErrBadInput)
 	}
-	return strings.Join(terms, " OR "), nil
+	return terms, nil
+}
+
+// matchQuery is the FTS5 query for terms; quoting every word means no user text can be
+// FTS5 syntax, and OR lets bm25 reward documents that match more of them.
+func matchQuery(terms []string) string {
+	quoted := make([]string, len(terms))
+	for i, t := range terms {
+		quoted[i] = `"` + t + `"`
+	}
+	return strings.Join(quoted, " OR ")
+}
+
+// snippetScanBytes bounds how much of a long document the snippet search reads.
+const snippetScanBytes = 64 << 10
+
+// snippet picks from body the passage of at most limit bytes holding the most distinct query
+// terms. FTS5's snippet() re-tokenizes every matching document (~1.5 ms per large one);
+// this scans at most snippetScanBytes of only the winners, in Go.
+func snippet(body string, terms []string, limit int) string {
+	body = body[:runeFloor(body, snippetScanBytes)]
+	best := bestWindow(termHits(body, terms), len(terms), limit/2)
+	from := runeFloor(body, max(0, best-limit/6))
+	if i := strings.IndexAny(body[from:best], " \t\n"); from > 0 && i >= 0 {
+		from += i // start on a word boundary
+	}
+	text := collapse(body[from:runeFloor(body, from+2*limit)])
+	const ellipsis = "…"
+	text = search.Truncate(text, limit-2*len(ellipsis))
+	if from > 0 {
+		text = ellipsis + text
+	}
+	return text
+}
+
+// hit is one occurrence of query term number term at byte offset at.
+type hit struct{ at, term int }
+
+// termHits finds the words of body that match a term.
+func termHits(body string, terms []string) []hit {
+	var hits []hit
+	start := -1
+	for i, r := range body + " " {
+		word := unicode.IsLetter(r) || unicode.IsNumber(r)
+		switch {
+		case word && start < 0:
+			start = i
+		case !word && start >= 0:
+			w := strings.ToLower(body[start:i])
+			for ti, t := range terms {
+				if sameStem(w, t) {
+					hits = append(hits, hit{start, ti})
+					break
+				}
+			}
+			start = -1
+		}
+	}
+	return hits
+}
+
+// bestWindow returns the offset of the first hit of the span of at most width bytes that
+// covers the most distinct terms (the earliest on ties); 0 without hits.
+func bestWindow(hits []hit, nterms, width int) int {
+	best, bestN, distinct, lo := 0, 0, 0, 0
+	count := make([]int, nterms)
+	for _, h := range hits {
+		if count[h.term]++; count[h.term] == 1 {
+			distinct++
+		}
+		for h.at-hits[lo].at > width {
+			if count[hits[lo].term]--; count[hits[lo].term] == 0 {
+				distinct--
+			}
+			lo++
+		}
+		if distinct > bestN {
+			best, bestN = hits[lo].at, distinct
+		}
+	}
+	return best
+}
+
+// sameStem approximates the porter tokenizer's matching: equal words, or words sharing a
+// long enough prefix ("collector" ~ "collection").
+func sameStem(w, t string) bool {
+	if w == t {
+		return true
+	}
+	n := max(4, len(t)-3)
+	return len(w) >= n && len(t) >= n && w[:n] == t[:n]
+}
+
+// runeFloor is the largest rune boundary of s at or before i.
+func runeFloor(s string, i int) int {
+	if i >= len(s) {
+		return len(s)
+	}
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return i
 }

@@ -94,11 +94,11 @@ func TestNovelty(t *testing.T) {
 	require.Equal(t, 2, res.Stored)
 
 	res, err = s.Remember(ctx, []Observation{
-		{Fact: "  the go GARBAGE collector is a concurrent mark-and-sweep collector  "},     // exact after normalising
-		{Fact: "The Go garbage collector is a concurrent mark and sweep collector!"},         // near-duplicate
-		{Fact: "Select waits on several channel operations at once."},                      // new
-		{Fact: "Select waits on several channel operations at once"},                       // duplicate within the batch
-		{Fact: ""},                                                                          // empty
+		{Fact: "  the go GARBAGE collector is a concurrent mark-and-sweep collector  "}, // exact after normalising
+		{Fact: "The Go garbage collector is a concurrent mark and sweep collector!"},    // near-duplicate
+		{Fact: "Select waits on several channel operations at once."},                   // new
+		{Fact: "Select waits on several channel operations at once"},                    // duplicate within the batch
+		{Fact: ""}, // empty
 		{Fact: "Goroutines are multiplexed onto operating system threads by the runtime."}, // new
 	})
 	require.NoError(t, err)

@@ -5,6 +5,9 @@ import (
 	"strings"
 )
 
+// dashes folds the range dashes models write into "-".
+var dashes = strings.NewReplacer("–", "-", "—", "-")
+
 // maxCitationSpan bounds a range like [2-4]; a wider one is not a citation.
 const maxCitationSpan = 100
 
@@ -195,7 +198,7 @@ func parseCitation(s string) ([]int, bool) {
 	var nums []int
 	for part := range strings.FieldsFuncSeq(s, func(r rune) bool { return r == ',' || r == ';' }) {
 		part = strings.TrimSpace(part)
-		lo, hi, isRange := strings.Cut(strings.NewReplacer("–", "-", "—", "-").Replace(part), "-")
+		lo, hi, isRange := strings.Cut(dashes.Replace(part), "-")
 		a, ok := citationNumber(lo)
 		if !ok {
 			return nil, false

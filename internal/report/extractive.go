@@ -17,6 +17,8 @@ const DefaultPerSource = 3
 const maxQuoteChars = 600
 
 var (
+	// reHeading matches Markdown headings: titles, not findings.
+	reHeading = regexp.MustCompile(`(?m)^ {0,3}#{1,6}(\s.*)?$`)
 	// reFootnote matches a source's own footnote markers, meaningless in this report.
 	reFootnote = regexp.MustCompile(`\[(\d+(\s*[,;\-–]\s*\d+)*|citation needed|note \d+|[a-z])\]`)
 	mdEscaper  = strings.NewReplacer(`\`, `\\`, "*", `\*`, "_", `\_`, "`", "\\`", "[", `\[`, "]", `\]`, "<", `\<`)
@@ -60,12 +62,16 @@ func terms(s string) []string {
 	return out
 }
 
-// stem folds plurals so "rounds" matches "round".
+// stem folds plurals and "-ied" so "rounds" matches "round" and "retried" matches "retries".
 func stem(w string) string {
 	switch {
-	case len(w) > 4 && strings.HasSuffix(w, "ies"):
+	case len(w) > 4 && (strings.HasSuffix(w, "ies") || strings.HasSuffix(w, "ied")):
 		return w[:len(w)-3] + "y"
-	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us"):
+	case len(w) > 4 && (strings.HasSuffix(w, "sses") || strings.HasSuffix(w, "shes") ||
+		strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "xes")):
+		return w[:len(w)-2]
+	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") &&
+		!strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
 		return w[:len(w)-1]
 	}
 	return w
@@ -90,7 +96,7 @@ func ExtractiveBody(question string, sources []Source, perSource int) string {
 		if strings.TrimSpace(text) == "" {
 			text = s.Snippet
 		}
-		picked := keySentences(extract.PlainText(text), question, qterms, perSource, seen)
+		picked := keySentences(extract.PlainText(reHeading.ReplaceAllString(text, "")), question, qterms, perSource, seen)
 		if len(picked) == 0 {
 			continue
 		}
@@ -116,10 +122,9 @@ func keySentences(text, question string, qterms []string, limit int, seen map[st
 	var cands []cand
 	tf := map[string]int{}
 	local := map[string]bool{}
-	for i, s := range extract.Sentences(text) {
-		s = strings.Join(strings.Fields(reFootnote.ReplaceAllString(s, "")), " ")
+	for i, s := range extract.Sentences(reFootnote.ReplaceAllString(text, "")) {
 		key := sentenceKey(s)
-		if len(s) > maxQuoteChars || seen[key] || local[key] || isBoilerplate(s, question) {
+		if len(s) > maxQuoteChars || strings.HasSuffix(s, "?") || seen[key] || local[key] || isBoilerplate(s, question) {
 			continue
 		}
 		local[key] = true

@@ -80,7 +80,7 @@ const ExtractiveNotice = "Extractive report: no language model was configured; t
 func Markdown(d Data) string {
 	var b strings.Builder
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
-	question := oneLine(d.Question)
+	question := escapeInline(oneLine(d.Question))
 	if question == "" {
 		question = "Research report"
 	}
@@ -142,7 +142,7 @@ func Markdown(d Data) string {
 		w("## Prior knowledge\n\n")
 		w("_Remembered from earlier research runs, not from this run's sources; not re-checked._\n\n")
 		for _, p := range d.PriorKnowledge {
-			w("- %s", escapeBrackets(oneLine(p.Fact)))
+			w("- %s", escapeInline(oneLine(p.Fact)))
 			if len(p.Sources) > 0 {
 				w(" (originally from: %s)", strings.Join(p.Sources, ", "))
 			}
@@ -156,7 +156,7 @@ func Markdown(d Data) string {
 		w("_No sources._\n")
 	}
 	for _, s := range d.Sources {
-		w("- [%d] %s — %s", s.N, escapeBrackets(sourceTitle(s)), s.URL)
+		w("- [%d] %s — %s", s.N, escapeInline(sourceTitle(s)), s.URL)
 		if s.Enriched {
 			w(" (enriched: full page read)")
 		}
@@ -203,7 +203,7 @@ func writePlan(b *strings.Builder, p *Plan) {
 		}
 		fmt.Fprintf(b, "**%s**\n\n", sec.name)
 		for _, it := range sec.items {
-			fmt.Fprintf(b, "- %s\n", escapeBrackets(oneLine(it)))
+			fmt.Fprintf(b, "- %s\n", escapeInline(oneLine(it)))
 		}
 		b.WriteByte('\n')
 	}
@@ -260,12 +260,12 @@ func orNone(s string) string {
 
 // cell makes text safe inside a Markdown table cell.
 func cell(s string) string {
-	return strings.NewReplacer("|", `\|`).Replace(escapeBrackets(oneLine(s)))
+	return strings.NewReplacer("|", `\|`).Replace(escapeInline(oneLine(s)))
 }
 
-// escapeBrackets keeps titles and facts from reading as links or citations.
-func escapeBrackets(s string) string {
-	return strings.NewReplacer("[", `\[`, "]", `\]`).Replace(s)
+// escapeInline keeps titles, facts and queries from reading as links, citations or HTML.
+func escapeInline(s string) string {
+	return strings.NewReplacer("[", `\[`, "]", `\]`, "<", `\<`).Replace(s)
 }
 
 // Paths are where Save wrote the report files.

@@ -1,0 +1,325 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sated-dev/sated/internal/config"
+	"github.com/sated-dev/sated/internal/investigate"
+	"github.com/sated-dev/sated/internal/llm"
+	"github.com/sated-dev/sated/internal/plan"
+)
+
+// SourceTaskQueue is the task queue serving one provider's searches, so each provider has its
+// own activities-per-second limit and one provider's limits never stall another.
+func SourceTaskQueue(provider string) string { return "sated-source-" + provider }
+
+// SourceRateLimits are the default activities-per-second limits of the source task queues.
+var SourceRateLimits = func() map[string]float64 {
+	m := map[string]float64{}
+	for name, s := range investigate.Sources {
+		m[name] = s.RatePerSecond
+	}
+	return m
+}()
+
+// Hypothesis is one investigative angle and the sources that search it.
+type Hypothesis struct {
+	Text        string   `json:"hypothesis"`
+	Sources     []string `json:"sources"`
+	SeedQueries []string `json:"queries,omitempty"`
+}
+
+// InvestigationTask is one part of the question with its hypotheses.
+type InvestigationTask struct {
+	Name       string       `json:"task"`
+	Hypotheses []Hypothesis `json:"hypotheses"`
+}
+
+// InvestigationPlanInput asks for the question's tasks and hypotheses.
+type InvestigationPlanInput struct {
+	Question string   `json:"question"`
+	Sources  []string `json:"sources"`
+	UseModel bool     `json:"use_model"`
+}
+
+// InvestigationPlanOutput is the decomposition and what it cost.
+type InvestigationPlanOutput struct {
+	Tasks    []InvestigationTask `json:"tasks"`
+	Planner  string              `json:"planner"` // model or deterministic
+	Fallback string              `json:"fallback,omitempty"`
+	Usage    Usage               `json:"usage"`
+}
+
+// investigationPlanSchema constrains the model's decomposition.
+var investigationPlanSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "tasks": {"type": "array", "minItems": 1, "maxItems": 3, "items": {
+      "type": "object",
+      "properties": {
+        "task": {"type": "string"},
+        "hypotheses": {"type": "array", "minItems": 1, "maxItems": 3, "items": {
+          "type": "object",
+          "properties": {
+            "hypothesis": {"type": "string"},
+            "sources": {"type": "array", "items": {"type": "string"}},
+            "queries": {"type": "array", "maxItems": 3, "items": {"type": "string"}}
+          },
+          "required": ["hypothesis", "sources", "queries"]
+        }}
+      },
+      "required": ["task", "hypotheses"]
+    }}
+  },
+  "required": ["tasks"]
+}`)
+
+// validateInvestigationPlan checks and tidies a model decomposition: known sources only
+// (none named means all), no raw question as a query, bounded sizes.
+func validateInvestigationPlan(tasks []InvestigationTask, question string, sources []string) error {
+	if len(tasks) == 0 || len(tasks) > 3 {
+		return fmt.Errorf("want 1-3 tasks, got %d", len(tasks))
+	}
+	for i := range tasks {
+		t := &tasks[i]
+		t.Name = strings.TrimSpace(t.Name)
+		if t.Name == "" {
+			return fmt.Errorf("task %d has no name", i+1)
+		}
+		if len(t.Hypotheses) == 0 || len(t.Hypotheses) > 3 {
+			return fmt.Errorf("task %q: want 1-3 hypotheses, got %d", t.Name, len(t.Hypotheses))
+		}
+		for j := range t.Hypotheses {
+			h := &t.Hypotheses[j]
+			h.Text = strings.TrimSpace(h.Text)
+			if h.Text == "" {
+				return fmt.Errorf("task %q: hypothesis %d is empty", t.Name, j+1)
+			}
+			for _, s := range h.Sources {
+				if !slices.Contains(sources, s) {
+					return fmt.Errorf("hypothesis %q names source %q, not one of %s", h.Text, s, strings.Join(sources, ", "))
+				}
+			}
+			if len(h.Sources) == 0 {
+				h.Sources = sources
+			}
+			var qs []string
+			for _, q := range h.SeedQueries {
+				if q = strings.TrimSpace(q); q != "" && !plan.SameAsQuestion(q, question) && len(q) <= investigate.MaxQueryChars {
+					qs = append(qs, q)
+				}
+			}
+			h.SeedQueries = qs
+		}
+	}
+	return nil
+}
+
+// DeterministicInvestigationPlan is one task whose hypotheses are the planner's queries,
+// each searched by every source.
+func DeterministicInvestigationPlan(question string, sources []string) []InvestigationTask {
+	qs := plan.Queries(question)
+	terms := investigate.Salient(plan.Terms(question), 4)
+	t := InvestigationTask{Name: "what the sources establish about " + strings.Join(terms, " ")}
+	for _, q := range qs {
+		seeds := []string{q}
+		if s := plan.Simplify(q); s != "" {
+			seeds = append(seeds, s)
+		}
+		t.Hypotheses = append(t.Hypotheses, Hypothesis{Text: q, Sources: sources, SeedQueries: seeds})
+	}
+	return []InvestigationTask{t}
+}
+
+// PlanInvestigation decomposes the question into tasks with hypotheses, with the model when
+// asked and configured, else deterministically; a bad model answer falls back (recorded).
+func (a *Activities) PlanInvestigation(ctx context.Context, in InvestigationPlanInput) (InvestigationPlanOutput, error) {
+	if err := config.ValidateQuestion(in.Question); err != nil {
+		return InvestigationPlanOutput{}, badInput("investigation plan: %v", err)
+	}
+	if len(in.Sources) == 0 {
+		return InvestigationPlanOutput{}, badInput("investigation plan: no sources")
+	}
+	det := func(fallback string, u Usage) (InvestigationPlanOutput, error) {
+		out := InvestigationPlanOutput{Tasks: DeterministicInvestigationPlan(in.Question, in.Sources), Planner: "deterministic", Fallback: fallback, Usage: u}
+		if len(out.Tasks[0].Hypotheses) == 0 {
+			return out, badInput("investigation plan: the question has no searchable terms")
+		}
+		return out, nil
+	}
+	if !in.UseModel || a.model == nil || !a.model.Configured(llm.Planner) {
+		if in.UseModel {
+			return det("no planner model configured", Usage{})
+		}
+		return det("", Usage{})
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Question: %s\nSources you may assign (name: characteristics):\n", in.Question)
+	for _, s := range in.Sources {
+		fmt.Fprintf(&b, "- %s: %s\n", s, investigate.Sources[s].Characteristics)
+	}
+	b.WriteString(`Split the question into 1-3 tasks; give each 1-3 hypotheses (investigative angles), the sources that should search each, and up to 3 short keyword queries per hypothesis (never the question itself). Reply with JSON: {"tasks":[{"task":"...","hypotheses":[{"hypothesis":"...","sources":["..."],"queries":["..."]}]}]}`)
+	var got struct {
+		Tasks []InvestigationTask `json:"tasks"`
+	}
+	outcome, u, err := a.model.GenerateJSON(ctx, llm.Planner, "You plan investigations: tasks, hypotheses and the sources to search them. Answer with one JSON object only.",
+		b.String(), investigationPlanSchema, &got, func() error { return validateInvestigationPlan(got.Tasks, in.Question, in.Sources) })
+	if err != nil {
+		return InvestigationPlanOutput{}, err
+	}
+	if outcome.Fallback {
+		return det("model plan unusable: "+outcome.Reason, u)
+	}
+	out := InvestigationPlanOutput{Tasks: got.Tasks, Planner: "model", Usage: u}
+	if outcome.Repaired {
+		out.Fallback = "repaired: " + outcome.Reason
+	}
+	return out, nil
+}
+
+// SourceDecisionInput is the context of one per-query decision.
+type SourceDecisionInput struct {
+	Context  investigate.DecisionContext `json:"context"`
+	UseModel bool                        `json:"use_model"`
+}
+
+// SourceDecisionOutput is the decision, who took it and what it cost.
+type SourceDecisionOutput struct {
+	Decision investigate.Decision `json:"decision"`
+	Decider  string               `json:"decider"` // model or heuristic
+	Fallback string               `json:"fallback,omitempty"`
+	Usage    Usage                `json:"usage"`
+}
+
+// DecideSourceQuery decides, before each query of a source loop, whether to continue and with
+// which query: the model's validated JSON when asked and configured, else (or when the model
+// answers badly) the heuristic, with the reason recorded.
+func (a *Activities) DecideSourceQuery(ctx context.Context, in SourceDecisionInput) (SourceDecisionOutput, error) {
+	c := in.Context
+	if c.Ceiling < 1 {
+		return SourceDecisionOutput{}, badInput("decide: ceiling %d must be at least 1", c.Ceiling)
+	}
+	heuristic := func(reason string, u Usage) (SourceDecisionOutput, error) {
+		return SourceDecisionOutput{Decision: investigate.HeuristicDecision(c), Decider: investigate.DeciderHeuristic, Fallback: reason, Usage: u}, nil
+	}
+	if !in.UseModel || a.model == nil || !a.model.Configured(llm.Planner) {
+		if in.UseModel {
+			return heuristic("no planner model configured", Usage{})
+		}
+		return heuristic("", Usage{})
+	}
+	var d investigate.Decision
+	outcome, u, err := a.model.GenerateJSON(ctx, llm.Planner, investigate.DecisionSystem, investigate.DecisionPrompt(c),
+		investigate.DecisionSchema, &d, func() error { return d.Validate(c) })
+	if err != nil {
+		if llm.IsUnavailable(err) || llm.IsModelMissing(err) {
+			return SourceDecisionOutput{}, err // Temporal retries; the workflow falls back after that
+		}
+		return heuristic("model call failed: "+err.Error(), u)
+	}
+	if outcome.Fallback {
+		return heuristic("model decision unusable: "+outcome.Reason, u)
+	}
+	out := SourceDecisionOutput{Decision: d, Decider: investigate.DeciderModel, Usage: u}
+	if outcome.Repaired {
+		out.Fallback = "repaired: " + outcome.Reason
+	}
+	return out, nil
+}
+
+// InvestigationReportInput is the report data to render and save.
+type InvestigationReportInput struct {
+	Report investigate.Report `json:"report"`
+}
+
+// InvestigationReportOutput is the rendered report and where it was saved.
+type InvestigationReportOutput struct {
+	Markdown     string `json:"markdown"`
+	MarkdownPath string `json:"markdown_path"`
+	JSONPath     string `json:"json_path"`
+}
+
+// WriteInvestigationReport renders the investigation report and saves it as Markdown and JSON
+// under the report directory.
+func (a *Activities) WriteInvestigationReport(ctx context.Context, in InvestigationReportInput) (InvestigationReportOutput, error) {
+	r := in.Report
+	if strings.TrimSpace(r.Question) == "" {
+		return InvestigationReportOutput{}, badInput("investigation report: empty question")
+	}
+	if r.GeneratedAt.IsZero() {
+		r.GeneratedAt = time.Now().UTC()
+	}
+	out := InvestigationReportOutput{Markdown: investigate.Markdown(r)}
+	if a.reportDir == "" {
+		return out, nil
+	}
+	if err := os.MkdirAll(a.reportDir, 0o755); err != nil {
+		return InvestigationReportOutput{}, fmt.Errorf("investigation report: %w", err)
+	}
+	base := unsafeName.ReplaceAllString(r.WorkflowID, "_")
+	if base == "" {
+		base = "investigation"
+	}
+	js, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return InvestigationReportOutput{}, fmt.Errorf("investigation report: %w", err)
+	}
+	md := filepath.Join(a.reportDir, base+".md")
+	jp := filepath.Join(a.reportDir, base+".json")
+	if err := errors.Join(writeFileAtomic(md, []byte(out.Markdown)), writeFileAtomic(jp, js)); err != nil {
+		return InvestigationReportOutput{}, fmt.Errorf("investigation report: %w", err)
+	}
+	out.MarkdownPath, out.JSONPath = md, jp
+	a.record(ctx, "WriteInvestigationReport", r.WorkflowID)
+	return out, nil
+}
+
+// writeFileAtomic writes through a temporary file so a crash never leaves half a report.
+func writeFileAtomic(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// InvestigationSourcesInput names the sources an investigation wants.
+type InvestigationSourcesInput struct {
+	Sources []string `json:"sources"`
+}
+
+// InvestigationSourcesOutput says which of them this worker cannot serve.
+type InvestigationSourcesOutput struct {
+	Missing []string `json:"missing,omitempty"`
+}
+
+// CheckInvestigationSources fails with a non-retryable error when the worker lacks a named
+// source (a web provider without its URL, Brave without its API key), before any search.
+func (a *Activities) CheckInvestigationSources(ctx context.Context, in InvestigationSourcesInput) (InvestigationSourcesOutput, error) {
+	var out InvestigationSourcesOutput
+	for _, s := range in.Sources {
+		if _, ok := a.providers[s]; !ok {
+			out.Missing = append(out.Missing, s)
+		}
+	}
+	if len(out.Missing) == 0 {
+		return out, nil
+	}
+	var why []string
+	for _, s := range out.Missing {
+		if k := investigate.Sources[s].NeedsKey; k != "" {
+			why = append(why, fmt.Sprintf("%s (no API key on the worker: set %s)", s, k))
+		} else {
+			why = append(why, s+" (not configured on the worker)")
+		}
+	}
+	return out, badInput("investigation: sources unavailable: %s", strings.Join(why, "; "))
+}

@@ -1,0 +1,82 @@
+package investigate
+
+import (
+	"github.com/sated-dev/sated/internal/search"
+)
+
+// Attribution names who found a result: which task, hypothesis and source.
+type Attribution struct {
+	Task       string `json:"task"`
+	Hypothesis string `json:"hypothesis"`
+	Source     string `json:"source"`
+}
+
+// Finding is one unique result across every source, with everyone who found it.
+type Finding struct {
+	N   int    `json:"n"`   // citation number, in order of discovery
+	Key string `json:"key"` // normalized URL
+	search.Result
+	FoundBy []Attribution `json:"found_by"`
+}
+
+// Within keeps the results whose normalized URL the source has not seen yet (once each) and
+// marks them seen; it returns them with the number of duplicates.
+func Within(seen map[string]bool, results []search.Result) (fresh []search.Result, duplicates int) {
+	for _, r := range results {
+		k := search.NormalizeURL(r.URL)
+		if seen[k] {
+			duplicates++
+			continue
+		}
+		seen[k] = true
+		fresh = append(fresh, r)
+	}
+	return fresh, duplicates
+}
+
+// Merge adds one source's results to the cross-source findings: a new URL becomes a finding,
+// a known one gains the attribution (once). It returns the findings and how many were new.
+func Merge(findings []Finding, results []search.Result, at Attribution) ([]Finding, int) {
+	idx := make(map[string]int, len(findings))
+	for i, f := range findings {
+		idx[f.Key] = i
+	}
+	added := 0
+	for _, r := range results {
+		k := search.NormalizeURL(r.URL)
+		if i, ok := idx[k]; ok {
+			if !hasAttribution(findings[i].FoundBy, at) {
+				findings[i].FoundBy = append(findings[i].FoundBy, at)
+			}
+			continue
+		}
+		idx[k] = len(findings)
+		findings = append(findings, Finding{N: len(findings) + 1, Key: k, Result: r, FoundBy: []Attribution{at}})
+		added++
+	}
+	return findings, added
+}
+
+func hasAttribution(as []Attribution, a Attribution) bool {
+	for _, x := range as {
+		if x == a {
+			return true
+		}
+	}
+	return false
+}
+
+// SourcesOf lists the distinct sources that found a finding, in order.
+func (f Finding) SourcesOf() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, a := range f.FoundBy {
+		if !seen[a.Source] {
+			seen[a.Source] = true
+			out = append(out, a.Source)
+		}
+	}
+	return out
+}
+
+func normalizedKey(u string) string { return search.NormalizeURL(u) }

@@ -1,0 +1,258 @@
+package investigate
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+)
+
+// Breadcrumb kinds, in ranking order.
+const (
+	KindIdentifier   = "identifier"
+	KindOrganisation = "organisation"
+	KindPerson       = "person"
+	KindAcronym      = "acronym"
+)
+
+var kindRank = map[string]int{KindIdentifier: 0, KindOrganisation: 1, KindPerson: 2, KindAcronym: 3}
+
+// Breadcrumb is a lead found in the results: an identifier, organisation, person or acronym.
+type Breadcrumb struct {
+	Text  string `json:"text"`
+	Kind  string `json:"kind"`
+	Count int    `json:"count"` // documents mentioning it
+}
+
+var (
+	identifierRes = []*regexp.Regexp{
+		regexp.MustCompile(`\bCVE-\d{4}-\d{4,7}\b`),
+		regexp.MustCompile(`\bGO-\d{4}-\d{4}\b`),
+		regexp.MustCompile(`\bRFC ?\d{3,5}\b`),
+		regexp.MustCompile(`\bISO(?:/IEC)? ?\d{3,5}(?:-\d+)?\b`),
+		regexp.MustCompile(`\bPEP ?\d{1,4}\b`),
+		regexp.MustCompile(`\b[Gg]o ?1\.\d{1,2}(?:\.\d{1,2})?\b`),
+		regexp.MustCompile(`\bv\d+\.\d+(?:\.\d+)?(?:-[0-9A-Za-z.]+)?\b`),
+		regexp.MustCompile(`(?:\b[\w.-]+/[\w.-]+)?#\d{2,6}\b`),
+		regexp.MustCompile(`\b[Ii]ssue ?#?\d{2,6}\b`),
+	}
+	orgSuffix = `(?:Inc\.?|Incorporated|Foundation|Corporation|Corp\.?|Group|University|Institute|Ltd\.?|LLC|GmbH|Labs?|Consortium|Association|Society|Agency|Commission|Council|Committee|Project|Authority|Ministry|Department)`
+	orgRe     = regexp.MustCompile(`\b(?:(?:University|Institute|Ministry|Department) of (?:[A-Z][\w&-]+ ?){1,3}|(?:[A-Z][\w&.-]*[a-z0-9][\w&.-]* ){1,4}` + orgSuffix + `)`)
+	personRe  = regexp.MustCompile(`\b(?:(?:Mr|Mrs|Ms|Dr|Prof|Sir|Dame)\.? )?[A-Z][a-z]+(?:-[A-Z][a-z]+)? (?:[A-Z]\. )?[A-Z][a-z]+(?:-[A-Z][a-z]+)?\b`)
+	honorRe   = regexp.MustCompile(`^(?:Mr|Mrs|Ms|Dr|Prof|Sir|Dame)\.? `)
+	acronymRe = regexp.MustCompile(`\b[A-Z][A-Z0-9]{1,6}s?\b`)
+)
+
+// notNames are capitalised words that start sentences or name things, not people.
+var notNames = toSet(`The This That These Those There Then When Where Which While What Why How Who If In On At For From
+	With Without Into Onto Of To By As An And But Or Not No Yes All Any Each Every Some Many Most More Less
+	It Its We Our You Your They Their He She His Her A Go Golang Google Linux Windows Mac Unix Java Python
+	January February March April May June July August September October November December Monday Tuesday
+	Wednesday Thursday Friday Saturday Sunday New See Also Note Example Examples Table Section Chapter Figure
+	Release Notes Version Package Packages Type Types Function Functions Method Methods Value Values Memory
+	Model Garbage Collector Program Programs Language Specification Effective Frequently Asked Questions
+	Getting Started Tutorial Guide Overview Introduction Summary Using Use Since After Before During Because
+	However Here Such Other First Second Third Last Next Previous Unlike Like Instead Both Either Neither
+	Channel Channels Struct Interface Interfaces Module Modules Command Commands Tools Tool Code Data`)
+
+// notAcronyms are capitalised tokens that are not worth following.
+var notAcronyms = toSet(`I A OK TODO FAQ NOTE US UK EU AM PM ID IDs URL URLs HTML HTTP HTTPS API APIs JSON XML CSS
+	PDF NB II III IV VI VII VIII IX XI XII`)
+
+func toSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
+
+type mention struct{ text, kind string }
+
+// mentions finds every breadcrumb-like mention in one text, identifiers first so their parts
+// are not counted again as acronyms.
+func mentions(text string) []mention {
+	var out []mention
+	taken := make([]bool, len(text))
+	claim := func(loc []int) bool {
+		for i := loc[0]; i < loc[1]; i++ {
+			if taken[i] {
+				return false
+			}
+		}
+		for i := loc[0]; i < loc[1]; i++ {
+			taken[i] = true
+		}
+		return true
+	}
+	for _, re := range identifierRes {
+		for _, loc := range re.FindAllStringIndex(text, -1) {
+			if claim(loc) {
+				out = append(out, mention{strings.TrimSpace(text[loc[0]:loc[1]]), KindIdentifier})
+			}
+		}
+	}
+	for _, loc := range orgRe.FindAllStringIndex(text, -1) {
+		org := strings.TrimSpace(text[loc[0]:loc[1]])
+		if first := strings.Fields(org)[0]; notNames[first] && !strings.HasPrefix(org, "University") && !strings.HasPrefix(org, "Institute") && !strings.HasPrefix(org, "Ministry") && !strings.HasPrefix(org, "Department") {
+			// drop a sentence-initial word ("The Go Project" -> "Go Project")
+			rest := strings.TrimSpace(strings.TrimPrefix(org, first))
+			if len(strings.Fields(rest)) < 2 {
+				continue
+			}
+			loc = []int{loc[1] - len(rest), loc[1]}
+			org = rest
+		}
+		if claim(loc) {
+			out = append(out, mention{org, KindOrganisation})
+		}
+	}
+	for _, loc := range personRe.FindAllStringIndex(text, -1) {
+		name := text[loc[0]:loc[1]]
+		bare := honorRe.ReplaceAllString(name, "")
+		words := strings.Fields(bare)
+		if honorRe.MatchString(name) || (!notNames[words[0]] && !notNames[words[len(words)-1]]) {
+			if claim(loc) {
+				out = append(out, mention{name, KindPerson})
+			}
+		}
+	}
+	for _, loc := range acronymRe.FindAllStringIndex(text, -1) {
+		a := text[loc[0]:loc[1]]
+		if notAcronyms[a] || notAcronyms[strings.TrimSuffix(a, "s")] || !hasLetters(a, 2) {
+			continue
+		}
+		if claim(loc) {
+			out = append(out, mention{strings.TrimSuffix(a, "s"), KindAcronym})
+		}
+	}
+	return out
+}
+
+func hasLetters(s string, n int) bool {
+	c := 0
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			c++
+		}
+	}
+	return c >= n
+}
+
+// count tallies mentions across texts by documents mentioning them, folding case and spacing.
+func count(texts []string, keep func(kind string) bool) []Breadcrumb {
+	type acc struct {
+		b    Breadcrumb
+		seen int
+	}
+	byKey := map[string]*acc{}
+	var order []string
+	for i, t := range texts {
+		for _, m := range mentions(t) {
+			if !keep(m.kind) {
+				continue
+			}
+			k := m.kind + "|" + NormalizeName(m.text)
+			a, ok := byKey[k]
+			if !ok {
+				a = &acc{b: Breadcrumb{Text: m.text, Kind: m.kind}, seen: -1}
+				byKey[k] = a
+				order = append(order, k)
+			}
+			if a.seen != i {
+				a.seen = i
+				a.b.Count++
+			}
+		}
+	}
+	out := make([]Breadcrumb, 0, len(order))
+	for _, k := range order {
+		out = append(out, byKey[k].b)
+	}
+	return out
+}
+
+// Breadcrumbs extracts and ranks the leads in texts: identifiers, then organisations, then
+// people, then acronyms; within a kind by how many texts mention them. At most n (0: all).
+func Breadcrumbs(texts []string, n int) []Breadcrumb {
+	bs := count(texts, func(string) bool { return true })
+	sort.SliceStable(bs, func(i, j int) bool {
+		if kindRank[bs[i].Kind] != kindRank[bs[j].Kind] {
+			return kindRank[bs[i].Kind] < kindRank[bs[j].Kind]
+		}
+		return bs[i].Count > bs[j].Count
+	})
+	if n > 0 && len(bs) > n {
+		bs = bs[:n]
+	}
+	return bs
+}
+
+// Entities counts the actors in texts (organisations, people, acronyms) by how many texts
+// mention them, most mentioned first, at most n (0: all).
+func Entities(texts []string, n int) []Breadcrumb {
+	es := count(texts, func(k string) bool { return k != KindIdentifier })
+	sort.SliceStable(es, func(i, j int) bool {
+		if es[i].Count != es[j].Count {
+			return es[i].Count > es[j].Count
+		}
+		return kindRank[es[i].Kind] < kindRank[es[j].Kind]
+	})
+	if n > 0 && len(es) > n {
+		es = es[:n]
+	}
+	return es
+}
+
+var sentenceEnd = regexp.MustCompile(`[.!?]["')\]]?\s+`)
+
+// Sentences splits text into sentences.
+func Sentences(text string) []string {
+	text = strings.Join(strings.Fields(text), " ")
+	var out []string
+	start := 0
+	for _, loc := range sentenceEnd.FindAllStringIndex(text, -1) {
+		s := strings.TrimSpace(text[start:loc[1]])
+		// keep abbreviations like "Dr. Smith" and "e.g. this" inside one sentence
+		if w := lastWord(text[start:loc[0]]); w == "Dr" || w == "Mr" || w == "Mrs" || w == "Ms" || w == "Prof" || w == "e.g" || w == "i.e" || w == "vs" || len(w) == 1 {
+			continue
+		}
+		if s != "" {
+			out = append(out, s)
+		}
+		start = loc[1]
+	}
+	if s := strings.TrimSpace(text[start:]); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+func lastWord(s string) string {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return ""
+	}
+	return strings.TrimLeft(f[len(f)-1], "(\"'")
+}
+
+// Mentioning returns up to n sentences of texts that mention the phrase (case-insensitively),
+// once each, in order.
+func Mentioning(texts []string, phrase string, n int) []string {
+	p := strings.ToLower(phrase)
+	seen := map[string]bool{}
+	var out []string
+	for _, t := range texts {
+		for _, s := range Sentences(t) {
+			k := strings.ToLower(s)
+			if strings.Contains(k, p) && !seen[k] {
+				seen[k] = true
+				out = append(out, s)
+				if len(out) == n {
+					return out
+				}
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,373 @@
+package report
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var reCite = regexp.MustCompile(`\[(\d+)\]`)
+
+func citedNumbers(md string) map[int]int {
+	out := map[int]int{}
+	for _, m := range reCite.FindAllStringSubmatch(md, -1) {
+		n, _ := strconv.Atoi(m[1])
+		out[n]++
+	}
+	return out
+}
+
+func TestExtractiveBodyCitesOnlyPresentSources(t *testing.T) {
+	sources := []Source{
+		{N: 2, URL: "https://a.example/gate", Title: "Saturation gates", Text: `# Saturation gates
+
+Accept all cookies to continue reading this page today.
+
+A saturation gate stops searching when novelty falls below a threshold. The weather was nice that day in the city.
+Novelty is measured per round on a scale from zero to ten, as described in [4].
+Many unrelated remarks fill the rest of the article without saying much at all.
+The threshold for novelty is usually set near three points per round.`},
+		{N: 5, URL: "https://b.example/x", Title: "Only snippet", Snippet: "Search rounds end when novelty scores stay low for two rounds."},
+		{N: 7, URL: "https://c.example/empty", Title: "Empty", Text: "Menu\nHome"},
+		{N: 0, URL: "https://d.example", Text: "This unnumbered source must never be cited at all."},
+	}
+	body := ExtractiveBody("When does a saturation gate stop on novelty threshold?", sources, 2)
+
+	cited := citedNumbers(body)
+	assert.Equal(t, map[int]int{2: 3, 5: 2}, cited, body) // heading + sentences each
+	assert.Contains(t, body, "### Saturation gates [2]")
+	assert.Contains(t, body, "- A saturation gate stops searching when novelty falls below a threshold. [2]")
+	assert.Contains(t, body, "- The threshold for novelty is usually set near three points per round. [2]")
+	assert.Contains(t, body, "- Search rounds end when novelty scores stay low for two rounds. [5]")
+	assert.NotContains(t, body, "cookies", "boilerplate is skipped")
+	assert.NotContains(t, body, "weather", "off-topic sentence loses to on-topic ones")
+	assert.NotContains(t, body, "unnumbered")
+	// Document order is kept within a source.
+	assert.Less(t, strings.Index(body, "A saturation gate stops"), strings.Index(body, "The threshold for novelty"))
+	// Every citation survives sanitizing against the present sources.
+	_, removed := SanitizeCitations(body, func(n int) bool { return n == 2 || n == 5 || n == 7 })
+	assert.Zero(t, removed)
+}
+
+func TestExtractiveBodyDetails(t *testing.T) {
+	t.Run("source footnotes stripped, brackets escaped", func(t *testing.T) {
+		body := ExtractiveBody("gate", []Source{{N: 1, Title: "T [x]", Text: "The gate closes after round three of the search.[12] See the *gate* [sic] notes for more detail."}}, 3)
+		assert.Contains(t, body, "### T \\[x\\] [1]")
+		assert.Contains(t, body, "- The gate closes after round three of the search. [1]")
+		assert.Contains(t, body, `- See the gate \[sic\] notes for more detail. [1]`, "Markdown emphasis stripped, brackets escaped")
+		assert.NotContains(t, body, "12")
+	})
+	t.Run("duplicates across sources quoted once", func(t *testing.T) {
+		s := "Temporal retries failed activities with a backoff policy."
+		body := ExtractiveBody("temporal retries", []Source{{N: 1, Text: s}, {N: 2, Text: strings.ToUpper(s[:1]) + s[1:] + " "}}, 3)
+		assert.Equal(t, 1, strings.Count(body, "backoff"))
+		assert.Equal(t, map[int]int{1: 2}, citedNumbers(body))
+	})
+	t.Run("boilerplate word used by the question is kept", func(t *testing.T) {
+		body := ExtractiveBody("how do browser cookie jars work", []Source{{N: 1, Text: "A cookie jar stores cookies per site and per path."}}, 3)
+		assert.Contains(t, body, "cookie jar")
+	})
+	t.Run("per source limit and default", func(t *testing.T) {
+		var text strings.Builder
+		for i := range 10 {
+			text.WriteString("Sentence number " + strconv.Itoa(i) + " talks about saturation here. ")
+		}
+		src := []Source{{N: 3, Text: text.String()}}
+		assert.Equal(t, 4, citedNumbers(ExtractiveBody("saturation", src, 4))[3]-1)
+		assert.Equal(t, DefaultPerSource, citedNumbers(ExtractiveBody("saturation", src, 0))[3]-1)
+	})
+	t.Run("headings and questions are not findings", func(t *testing.T) {
+		text := "# What is a durable workflow engine?\n\nDoes a workflow survive a crash of its worker?\n\n" +
+			"A durable workflow survives a worker crash by replaying its history. Failed activities are retried with backoff."
+		body := ExtractiveBody("How do durable workflows survive crashes and retries?", []Source{{N: 1, Title: "T", Text: text}}, 2)
+		assert.Equal(t, "### T [1]\n\n- A durable workflow survives a worker crash by replaying its history. [1]\n"+
+			"- Failed activities are retried with backoff. [1]\n\n", body)
+	})
+	t.Run("nothing quotable", func(t *testing.T) {
+		body := ExtractiveBody("q", []Source{{N: 1, Text: "Home\nMenu"}}, 3)
+		assert.Empty(t, citedNumbers(body))
+		assert.Contains(t, body, "No quotable sentences")
+	})
+}
+
+func TestStem(t *testing.T) {
+	for in, want := range map[string]string{
+		"rounds": "round", "retries": "retry", "retried": "retry", "crashes": "crash", "classes": "class",
+		"boxes": "box", "status": "status", "analysis": "analysis", "glass": "glass", "gas": "gas",
+	} {
+		assert.Equal(t, want, stem(in), in)
+	}
+}
+
+func sampleData() Data {
+	return Data{
+		Question:   "How do saturation gates | stop search?",
+		Extractive: false,
+		Plan: &Plan{SearchQueries: []string{"saturation gate search"}, KnownFacts: []string{"novelty drops"},
+			KnowledgeGaps: []string{"threshold choice"}, Subtasks: []string{"compare gates"}, Planner: "heuristic",
+			FallbackReason: "no model"},
+		Rounds: []Round{
+			{N: 1, Query: "saturation gate", QuerySource: "plan", Decision: "continue", NewResults: 10, Results: 10},
+			{N: 2, Query: "novelty <threshold> & \"gates\"", QuerySource: "gap", Novelty: 6.5, Scored: true, Decision: "continue", NewResults: 6, Results: 10},
+			{N: 3, Query: "gate | pipes", QuerySource: "gap", Novelty: 2.1, Scored: true, Decision: "stop", NewResults: 1, Results: 10},
+		},
+		Threshold:        3,
+		StopReason:       "novelty below threshold",
+		Sources:          []Source{{N: 1, URL: "https://a.example", Title: "Gate [paper]", Enriched: true}, {N: 2, URL: "https://b.example/p"}},
+		Body:             "Gates stop when novelty drops [1]. Some claim otherwise [9]. Both agree [1, 2].",
+		RemovedCitations: 2,
+		Fallbacks:        []string{"planner: heuristic"},
+		Notes:            []string{"ran offline"},
+		PriorKnowledge:   []Prior{{Fact: "Novelty decays per round", Sources: []string{"https://old.example"}}},
+		GeneratedAt:      time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+		WorkflowID:       "research-gates-abc",
+		Strategy:         "saturation",
+		SearchCalls:      3,
+		SVGFile:          "report.svg",
+	}
+}
+
+func TestMarkdownHasEverySection(t *testing.T) {
+	md := Markdown(sampleData())
+	for _, want := range []string{
+		"# How do saturation gates | stop search?\n",
+		"_Generated 2026-01-02T03:04:05Z · workflow `research-gates-abc` · strategy saturation_",
+		"## Plan", "Planner: heuristic (fallback: no model)", "**Search queries**", "- saturation gate search",
+		"**Known facts**", "**Knowledge gaps**", "**Subtasks**", "- compare gates",
+		"## Findings", "Gates stop when novelty drops [1]. Some claim otherwise. Both agree [1, 2].",
+		"## Saturation curve", "![saturation curve](report.svg)",
+		"| 1 | saturation gate | plan | not scored | continue | 10 / 10 |",
+		"| 2 | novelty \\<threshold> & \"gates\" | gap | 6.5 ≥ 3.0 | continue | 6 / 10 |",
+		"| 3 | gate \\| pipes | gap | 2.1 < 3.0 | stop | 1 / 10 |",
+		"- Stop reason: novelty below threshold", "- Search calls: 3",
+		"- Citations removed: 3", "  - planner: heuristic",
+		"## Notes", "- ran offline",
+		"## Prior knowledge", "not from this run's sources", "- Novelty decays per round (originally from: https://old.example)",
+		"## Sources", "- [1] Gate \\[paper\\] — https://a.example (enriched: full page read)", "- [2] b.example — https://b.example/p\n",
+	} {
+		assert.Contains(t, md, want)
+	}
+	assert.NotContains(t, md, "[9]")
+	assert.NotContains(t, md, ExtractiveNotice)
+	// Sections come in reading order.
+	last := -1
+	for _, h := range []string{"## Plan", "## Findings", "## Saturation curve", "## Run details", "## Notes", "## Prior knowledge", "## Sources"} {
+		i := strings.Index(md, h)
+		assert.Greater(t, i, last, h)
+		last = i
+	}
+}
+
+func TestMarkdownExtractiveAndEmpty(t *testing.T) {
+	d := Data{Question: "What is chromem?", Extractive: true, Threshold: 3,
+		Sources: []Source{{N: 1, URL: "https://c.example", Title: "Chromem", Text: "Chromem is an embeddable vector database for Go programs."}}}
+	md := Markdown(d)
+	assert.Contains(t, md, "> "+ExtractiveNotice)
+	assert.Contains(t, md, "- Chromem is an embeddable vector database for Go programs. [1]", "extractive body built from sources")
+	assert.Contains(t, md, "_No plan was recorded._")
+	assert.Contains(t, md, "_No search rounds were recorded._")
+	assert.Contains(t, md, "- Citations removed: 0")
+	assert.Contains(t, md, "- Fallbacks: none")
+	assert.Contains(t, md, "- Stop reason: none")
+	assert.NotContains(t, md, "## Prior knowledge")
+	assert.NotContains(t, md, "![saturation curve]")
+
+	md = Markdown(Data{})
+	assert.Contains(t, md, "# Research report")
+	assert.Contains(t, md, "_No findings were written._")
+	assert.Contains(t, md, "_No sources._")
+}
+
+// svgDoc parses an SVG with encoding/xml and collects what the tests assert on.
+type svgDoc struct {
+	markers    []map[string]string // attributes of each marker group
+	shapes     []map[string]string // attributes of each marker's shape, plus "shape"
+	thresholds []map[string]string
+	texts      []string
+}
+
+func parseSVG(t *testing.T, svg string) svgDoc {
+	t.Helper()
+	var doc svgDoc
+	dec := xml.NewDecoder(strings.NewReader(svg))
+	depth, root, inMarker := 0, "", false
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err, "SVG must be well-formed XML")
+		switch el := tok.(type) {
+		case xml.StartElement:
+			if depth == 0 {
+				root = el.Name.Local
+				assert.Equal(t, "http://www.w3.org/2000/svg", el.Name.Space)
+			}
+			depth++
+			attrs := map[string]string{}
+			for _, a := range el.Attr {
+				attrs[a.Name.Local] = a.Value
+			}
+			if inMarker && el.Name.Local != "title" {
+				attrs["shape"] = el.Name.Local
+				doc.shapes = append(doc.shapes, attrs)
+				inMarker = false
+			}
+			switch attrs["class"] {
+			case "marker":
+				inMarker = true
+				doc.markers = append(doc.markers, attrs)
+			case "threshold":
+				doc.thresholds = append(doc.thresholds, attrs)
+			}
+		case xml.EndElement:
+			depth--
+		case xml.CharData:
+			if s := strings.TrimSpace(string(el)); s != "" {
+				doc.texts = append(doc.texts, s)
+			}
+		}
+	}
+	require.Equal(t, "svg", root)
+	require.Zero(t, depth)
+	return doc
+}
+
+func TestSaturationSVG(t *testing.T) {
+	d := sampleData()
+	d.Rounds = append(d.Rounds, Round{N: 4, Query: "x", Novelty: 14, Scored: true, Decision: "broaden <wide>"})
+	svg := SaturationSVG(d.Rounds, d.Threshold)
+	doc := parseSVG(t, svg)
+
+	require.Len(t, doc.markers, len(d.Rounds), "one marker per round")
+	require.Len(t, doc.shapes, len(d.Rounds), "one shape per marker")
+	for i, m := range doc.markers {
+		assert.Equal(t, strconv.Itoa(d.Rounds[i].N), m["data-round"])
+	}
+	assert.Equal(t, "broaden <wide>", doc.markers[3]["data-decision"], "decision text escaped and round-tripped")
+	require.Len(t, doc.thresholds, 1)
+	assert.NotEmpty(t, doc.thresholds[0]["stroke-dasharray"], "threshold line is dashed")
+	// Threshold 3 of 10 sits 30% up the plot.
+	y, err := strconv.ParseFloat(doc.thresholds[0]["y1"], 64)
+	require.NoError(t, err)
+	assert.InDelta(t, plotB-0.3*(plotB-plotT), y, 0.1)
+
+	joined := strings.Join(doc.texts, "\n")
+	for _, want := range []string{"Saturation curve: novelty per search round", "Search round", "Novelty (0-10)",
+		"threshold 3.0", "continue", "stop", "broaden <wide>", unscoredLabel,
+		`Round 2: novelty 6.5, continue; query: novelty <threshold> & "gates"`} {
+		assert.Contains(t, joined, want)
+	}
+	// The unscored first round is hollow at the top; scored ones are filled at their novelty;
+	// novelty above 10 is clamped.
+	cy := func(i int) float64 { v, _ := strconv.ParseFloat(doc.shapes[i]["cy"], 64); return v }
+	assert.Equal(t, "white", doc.shapes[0]["fill"])
+	assert.InDelta(t, float64(plotT), cy(0), 0.1)
+	assert.Equal(t, "#1f77b4", doc.shapes[1]["fill"])
+	assert.InDelta(t, plotB-0.65*(plotB-plotT), cy(1), 0.1)
+	assert.Equal(t, "rect", doc.shapes[2]["shape"], "stop is a square")
+	assert.Equal(t, "polygon", doc.shapes[3]["shape"], "other decisions take the palette")
+	assert.Contains(t, doc.shapes[3]["points"], ","+strconv.Itoa(plotT-6)+".0", "clamped to the top")
+	assert.Regexp(t, `<polyline class="curve" points="[^"]+ [^"]+ [^"]+"`, svg, "curve joins the three scored rounds")
+}
+
+func TestSaturationSVGEdgeCases(t *testing.T) {
+	doc := parseSVG(t, SaturationSVG(nil, 3))
+	assert.Empty(t, doc.markers)
+	assert.Contains(t, doc.texts, "No rounds recorded")
+	assert.Len(t, doc.thresholds, 1)
+
+	// Many rounds, unnumbered rounds and control characters still make valid XML.
+	var rounds []Round
+	for i := range 40 {
+		rounds = append(rounds, Round{Query: "q\x00\x1b" + strconv.Itoa(i), Novelty: float64(i % 11), Scored: i > 0})
+	}
+	doc = parseSVG(t, SaturationSVG(rounds, 2.5))
+	require.Len(t, doc.markers, 40)
+	assert.Equal(t, "40", doc.markers[39]["data-round"])
+	assert.Equal(t, "(none)", doc.markers[0]["data-decision"])
+}
+
+func TestSave(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "reports", "nested")
+	d := sampleData()
+	d.SVGFile = "ignored.svg"
+	paths, err := Save(dir, "gates-2026", d, map[string]any{"question": d.Question, "rounds": len(d.Rounds)})
+	require.NoError(t, err)
+	assert.Equal(t, Paths{
+		Markdown: filepath.Join(dir, "gates-2026.md"),
+		JSON:     filepath.Join(dir, "gates-2026.json"),
+		SVG:      filepath.Join(dir, "gates-2026.svg"),
+	}, paths)
+
+	md, err := os.ReadFile(paths.Markdown)
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "![saturation curve](gates-2026.svg)")
+	assert.NotContains(t, string(md), "ignored.svg")
+
+	js, err := os.ReadFile(paths.JSON)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(js), "{\n  \""), "indented JSON")
+	var back map[string]any
+	require.NoError(t, json.Unmarshal(js, &back))
+	assert.Equal(t, d.Question, back["question"])
+
+	svg, err := os.ReadFile(paths.SVG)
+	require.NoError(t, err)
+	assert.Len(t, parseSVG(t, string(svg)).markers, len(d.Rounds))
+
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 3, "no temp files left behind")
+	info, err := os.Stat(paths.Markdown)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o644), info.Mode().Perm())
+
+	// Saving again replaces the files.
+	d.Question = "Second version?"
+	_, err = Save(dir, "gates-2026", d, d)
+	require.NoError(t, err)
+	md, _ = os.ReadFile(paths.Markdown)
+	assert.Contains(t, string(md), "# Second version?")
+}
+
+func TestSaveRejectsBadNames(t *testing.T) {
+	for _, name := range []string{"", ".", "..", "a/b", "../escape"} {
+		_, err := Save(t.TempDir(), name, Data{}, nil)
+		assert.Error(t, err, name)
+	}
+	_, err := Save(t.TempDir(), "x", Data{}, func() {})
+	assert.Error(t, err, "unmarshalable JSON value")
+}
+
+func BenchmarkMarkdownExtractive(b *testing.B) {
+	d := sampleData()
+	d.Extractive, d.Body = true, ""
+	page := strings.Repeat("Saturation gates stop searching when novelty drops below the threshold. Other text follows here too. ", 200)
+	for i := range 20 {
+		d.Sources = append(d.Sources, Source{N: i + 3, URL: "https://x.example/" + strconv.Itoa(i), Text: page})
+	}
+	for b.Loop() {
+		Markdown(d)
+	}
+}
+
+func BenchmarkSanitizeCitations(b *testing.B) {
+	body := strings.Repeat("A claim [1]. Another [2, 9]. Code `a[3]` and [link](http://x) [4-6].\n", 500)
+	valid := func(n int) bool { return n <= 5 }
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		SanitizeCitations(body, valid)
+	}
+}

@@ -1,0 +1,148 @@
+package search
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestNormalizeQuery(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"Go Garbage Collector", "go garbage collector"},
+		{"  go \t garbage\n collector  ", "go garbage collector"},
+		{`"What is the Go GC?"`, "what is the go gc"},
+		{"¿Qué es Go?", "qué es go"},
+		{"(go gc)...", "go gc"},
+		{"c#", "c#"},
+		{"C++ templates!", "c++ templates"},
+		{".NET runtime.", ".net runtime"},
+		{"node.js vs deno", "node.js vs deno"},
+		{"don't panic", "don't panic"},
+		{" ?!. ", ""},
+		{"", ""},
+	} {
+		require.Equal(t, tc.want, NormalizeQuery(tc.in), "%q", tc.in)
+	}
+}
+
+// clock is a settable time source for cache expiry.
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time { return c.t }
+
+func openCache(t *testing.T, path string, ttl time.Duration) (*Cache, *clock) {
+	t.Helper()
+	c, err := OpenCache(path, ttl)
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	clk := &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	c.Now = clk.now
+	return c, clk
+}
+
+var cached = []Result{
+	{URL: "https://go.dev/doc/gc-guide", Title: "GC guide", Snippet: "guide", Provider: "searxng"},
+	{URL: "file:///doc/a.md", Title: "A", Snippet: "a", Provider: "corpus", DocID: "abc"},
+}
+
+func TestCacheHitMissAndExpiry(t *testing.T) {
+	ctx := context.Background()
+	c, clk := openCache(t, filepath.Join(t.TempDir(), "nested", "cache.db"), time.Hour)
+
+	_, ok, err := c.Get(ctx, "searxng", "go gc")
+	require.NoError(t, err)
+	require.False(t, ok)
+
+	require.NoError(t, c.Put(ctx, "searxng", "Go GC?", cached))
+	got, ok, err := c.Get(ctx, "searxng", "  go   gc ")
+	require.NoError(t, err)
+	require.True(t, ok, "normalized queries share an entry")
+	require.Equal(t, cached, got)
+
+	clk.t = clk.t.Add(59 * time.Minute)
+	_, ok, err = c.Get(ctx, "searxng", "go gc")
+	require.NoError(t, err)
+	require.True(t, ok)
+
+	clk.t = clk.t.Add(time.Minute)
+	_, ok, err = c.Get(ctx, "searxng", "go gc")
+	require.NoError(t, err)
+	require.False(t, ok, "an entry as old as the TTL is a miss")
+
+	require.NoError(t, c.Put(ctx, "searxng", "go gc", cached[:1]))
+	got, ok, err = c.Get(ctx, "searxng", "go gc")
+	require.NoError(t, err)
+	require.True(t, ok, "a fresh Put renews the entry")
+	require.Equal(t, cached[:1], got)
+}
+
+func TestCacheSeparatesProviders(t *testing.T) {
+	ctx := context.Background()
+	c, _ := openCache(t, filepath.Join(t.TempDir(), "cache.db"), 0)
+	require.NoError(t, c.Put(ctx, "searxng", "go gc", cached[:1]))
+	require.NoError(t, c.Put(ctx, "duckduckgo", "go gc", nil))
+
+	got, ok, err := c.Get(ctx, "searxng", "go gc")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, cached[:1], got)
+
+	got, ok, err = c.Get(ctx, "duckduckgo", "go gc")
+	require.NoError(t, err)
+	require.True(t, ok, "an empty answer is cached too")
+	require.Empty(t, got)
+
+	_, ok, err = c.Get(ctx, "corpus", "go gc")
+	require.NoError(t, err)
+	require.False(t, ok)
+}
+
+func TestCacheDefaultTTLAndPersistence(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "cache.db")
+	c, clk := openCache(t, path, 0)
+	require.NoError(t, c.Put(ctx, "searxng", "go gc", cached))
+	require.NoError(t, c.Close())
+
+	c2, _ := openCache(t, path, 0)
+	c2.Now = func() time.Time { return clk.t.Add(CacheTTL - time.Second) }
+	got, ok, err := c2.Get(ctx, "searxng", "go gc")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, cached, got)
+	c2.Now = func() time.Time { return clk.t.Add(CacheTTL) }
+	_, ok, err = c2.Get(ctx, "searxng", "go gc")
+	require.NoError(t, err)
+	require.False(t, ok)
+}
+
+func TestCachePutPrunesExpired(t *testing.T) {
+	ctx := context.Background()
+	c, clk := openCache(t, filepath.Join(t.TempDir(), "cache.db"), time.Hour)
+	require.NoError(t, c.Put(ctx, "searxng", "old", cached))
+	clk.t = clk.t.Add(2 * time.Hour)
+	require.NoError(t, c.Put(ctx, "searxng", "new", cached))
+	var n int
+	require.NoError(t, c.db.QueryRowContext(ctx, `SELECT count(*) FROM search_cache`).Scan(&n))
+	require.Equal(t, 1, n)
+}
+
+func TestCacheRejectsBadInputAndCorruptFile(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	c, _ := openCache(t, filepath.Join(dir, "cache.db"), 0)
+	require.ErrorIs(t, c.Put(ctx, "searxng", " ?? ", cached), ErrBadInput)
+	require.ErrorIs(t, c.Put(ctx, "", "go", cached), ErrBadInput)
+	_, ok, err := c.Get(ctx, "searxng", "  ")
+	require.NoError(t, err)
+	require.False(t, ok)
+
+	bad := filepath.Join(dir, "bad.db")
+	require.NoError(t, os.WriteFile(bad, []byte(string(make([]byte, 8192))+"garbage"), 0o644))
+	_, err = OpenCache(bad, 0)
+	require.ErrorContains(t, err, bad)
+}

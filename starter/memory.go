@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+
+	"github.com/sated-dev/sated/internal/config"
+	"github.com/sated-dev/sated/workflows"
+)
+
+func init() {
+	register("memory", `inspect or prune memory: memory search "text" [-n N] | stats | forget ID|--task TASK`, memoryCmd)
+}
+
+// memoryWait bounds how long the CLI waits for the memory worker.
+const memoryWait = 2 * time.Minute
+
+const memoryUsage = `want: memory search "text" [-n N] [--json] | memory stats [--json] | memory forget ID | memory forget --task TASK`
+
+// parseMemoryArgs turns the command line into the admin request.
+func parseMemoryArgs(args []string) (workflows.MemoryAdminRequest, bool, error) {
+	if len(args) == 0 {
+		return workflows.MemoryAdminRequest{}, false, usagef(memoryUsage)
+	}
+	fs := flag.NewFlagSet("memory "+args[0], flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	asJSON := fs.Bool("json", false, "print JSON")
+	limit := fs.Int("n", 10, "results to show")
+	task := fs.String("task", "", "forget every observation of this task")
+	pos, err := parseInterleaved(fs, args[1:])
+	if err != nil {
+		return workflows.MemoryAdminRequest{}, false, err
+	}
+	req := workflows.MemoryAdminRequest{Op: args[0]}
+	switch args[0] {
+	case workflows.MemoryOpSearch:
+		if len(pos) != 1 || strings.TrimSpace(pos[0]) == "" {
+			return req, false, usagef(`want one search text in quotes: memory search "text"`)
+		}
+		if *limit < 1 || *limit > 100 {
+			return req, false, usagef("-n %d out of range [1,100]", *limit)
+		}
+		req.Text, req.Limit = pos[0], *limit
+	case workflows.MemoryOpStats:
+		if len(pos) != 0 {
+			return req, false, usagef("memory stats takes no arguments")
+		}
+	case workflows.MemoryOpForget:
+		switch {
+		case *task != "" && len(pos) == 0:
+			req.Task = *task
+		case *task == "" && len(pos) == 1 && pos[0] != "":
+			req.ID = pos[0]
+		default:
+			return req, false, usagef("want exactly one of: memory forget ID | memory forget --task TASK")
+		}
+	default:
+		return req, false, usagef("unknown memory subcommand %q; %s", args[0], memoryUsage)
+	}
+	return req, *asJSON, nil
+}
+
+// memoryWorkflowID names the operation by what it asks, so identical concurrent requests share one run.
+func memoryWorkflowID(req workflows.MemoryAdminRequest) string {
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s\x00%d\x00%s\x00%s", req.Op, req.Text, req.Limit, req.ID, req.Task)))
+	return "memory-" + req.Op + "-" + hex.EncodeToString(sum[:6])
+}
+
+func memoryCmd(ctx context.Context, args []string) error {
+	req, asJSON, err := parseMemoryArgs(args)
+	if err != nil {
+		return err
+	}
+	env := config.FromEnv()
+	req.TaskQueue = env.MemoryTaskQueue
+	c, err := dialTemporal(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(ctx, memoryWait)
+	defer cancel()
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: memoryWorkflowID(req), TaskQueue: env.MemoryTaskQueue,
+		WorkflowExecutionTimeout: memoryWait,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+	}, workflows.MemoryAdminWorkflowName, req)
+	if err != nil {
+		return fmt.Errorf("start memory %s: %w", req.Op, err)
+	}
+	var res workflows.MemoryAdminResult
+	if err := run.Get(ctx, &res); err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return fmt.Errorf("no answer within %s: is a worker serving the memory task queue %q running?", memoryWait, env.MemoryTaskQueue)
+		}
+		return err
+	}
+	return printMemoryResult(stdout, res, asJSON)
+}
+
+// printMemoryResult shows the answer of one admin operation.
+func printMemoryResult(w io.Writer, res workflows.MemoryAdminResult, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	switch {
+	case res.Search != nil:
+		if res.Search.Note != "" {
+			fmt.Fprintf(w, "note: %s\n", res.Search.Note)
+		}
+		if len(res.Search.Hits) == 0 {
+			fmt.Fprintln(w, "no observations match")
+		}
+		for i, h := range res.Search.Hits {
+			fmt.Fprintf(w, "%2d. %s  (score %.3f = vector %.3f + 0.4×text %.3f)\n    %s\n    task: %s, %s\n",
+				i+1, h.ID, h.Score, h.Vector, h.Text, h.Fact, h.Task, h.At.Format("2006-01-02"))
+			for _, s := range h.Sources {
+				fmt.Fprintf(w, "    source: %s\n", s)
+			}
+		}
+	case res.Stats != nil:
+		s := res.Stats
+		fmt.Fprintf(w, "%d observations, %d quarantined\ndirectory: %s\nembedder:  %s\nbackends:  %s\n",
+			s.Count, s.Quarantined, s.Dir, s.Embedder, strings.Join(s.Backends, ", "))
+	case res.Forget != nil:
+		fmt.Fprintf(w, "removed %d observation(s)\n", res.Forget.Removed)
+		if res.Forget.Note != "" {
+			fmt.Fprintf(w, "note: %s\n", res.Forget.Note)
+		}
+	}
+	return nil
+}

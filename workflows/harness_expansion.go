@@ -1,0 +1,225 @@
+package workflows
+
+import (
+	"fmt"
+	"strings"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/sated-dev/sated/activities"
+	"github.com/sated-dev/sated/internal/config"
+	"github.com/sated-dev/sated/internal/harness"
+)
+
+// ExpansionFailed is the state of an expansion that could not finish.
+const ExpansionFailed = "failed"
+
+// expansion is the running state of ExpansionWorkflow.
+type expansion struct {
+	req ExpansionRequest
+	s   ExpansionStatus
+}
+
+// ExpansionWorkflow researches how to make a saturated harness more rigorous, proposes changes,
+// keeps only those the one-way ratchet allows, waits for a person to approve or reject them,
+// and on approval applies them under the application protocol.
+func ExpansionWorkflow(ctx workflow.Context, req ExpansionRequest) (ExpansionStatus, error) {
+	info := workflow.GetInfo(ctx)
+	x := &expansion{req: req, s: ExpansionStatus{ID: info.WorkflowExecution.ID, Cycle: req.Cycle, Urgent: req.Urgent, Reason: req.Reason, State: ExpansionResearching}}
+	if err := workflow.SetQueryHandler(ctx, ExpansionStatusQuery, func() (ExpansionStatus, error) { return x.s, nil }); err != nil {
+		return x.s, err
+	}
+	for name, approve := range map[string]bool{ExpansionApproveUpdate: true, ExpansionRejectUpdate: false} {
+		approve := approve
+		if err := workflow.SetUpdateHandlerWithOptions(ctx, name, func(ctx workflow.Context, r DecideRequest) (ExpansionStatus, error) {
+			// two decisions delivered together both pass validation; the first one wins
+			if err := x.validateDecision(r, approve); err != nil {
+				return x.s, err
+			}
+			x.s.Decision = &ExpansionDecision{Approved: approve, By: strings.TrimSpace(r.By), Reason: strings.TrimSpace(r.Reason), At: workflow.Now(ctx)}
+			return x.s, nil
+		}, workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, r DecideRequest) error { return x.validateDecision(r, approve) }}); err != nil {
+			return x.s, err
+		}
+	}
+	err := x.run(ctx)
+	if err != nil {
+		x.s.State, x.s.Note = ExpansionFailed, err.Error()
+		x.event(ctx, EventFailed, "", err.Error(), 0)
+	}
+	if werr := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); werr != nil && err == nil {
+		err = werr
+	}
+	return x.s, err
+}
+
+// validateDecision refuses a decision the expansion is not waiting for, and a nameless or
+// reasonless one.
+func (x *expansion) validateDecision(r DecideRequest, approve bool) error {
+	if d := x.s.Decision; d != nil {
+		verb := "rejected"
+		if d.Approved {
+			verb = "approved"
+		}
+		return fmt.Errorf("expansion %s was already %s by %s", x.s.ID, verb, d.By)
+	}
+	if x.s.State != ExpansionAwaiting {
+		return fmt.Errorf("expansion %s is %s, not awaiting approval", x.s.ID, x.s.State)
+	}
+	if strings.TrimSpace(r.By) == "" {
+		return fmt.Errorf("a decision must name who made it")
+	}
+	if !approve && strings.TrimSpace(r.Reason) == "" {
+		return fmt.Errorf("a rejection needs a reason")
+	}
+	return nil
+}
+
+func (x *expansion) event(ctx workflow.Context, kind, by, reason string, version int) {
+	signalMonitor(ctx, x.req.MonitorID, ExpansionEvent{At: workflow.Now(ctx), ExpansionID: x.s.ID, Kind: kind, Cycle: x.req.Cycle, By: by, Reason: reason, Version: version})
+}
+
+// researchQuestion states the expansion research's objectives and constraint, within the
+// question size limit.
+func (x *expansion) researchQuestion(h harness.Harness) string {
+	var ceiling []string
+	for _, b := range x.req.Benchmarks {
+		if b.Score > harness.CeilingScore {
+			ceiling = append(ceiling, b.ID)
+		}
+	}
+	q := fmt.Sprintf("Expansion research for a saturated evaluation harness (v%d, cycle %d, %s). Objectives: find ceiling cases (benchmarks above %.0f%%: %s); "+
+		"analyse what still fails; find untested edge cases; propose threshold increases; propose new, harder benchmarks. Constraint: only more rigorous changes.",
+		h.Version, x.req.Cycle, x.req.Reason, harness.CeilingScore*100, strings.Join(ceiling, ", "))
+	if len(q) > config.MaxQuestionBytes {
+		q = q[:config.MaxQuestionBytes]
+	}
+	return q
+}
+
+func (x *expansion) run(ctx workflow.Context) error {
+	sctx := workflow.WithActivityOptions(ctx, harnessStoreOptions)
+	var loaded activities.HarnessLoadOutput
+	if err := workflow.ExecuteActivity(sctx, harnessAct.HarnessLoad, activities.HarnessLoadInput{}).Get(ctx, &loaded); err != nil {
+		return err
+	}
+	base := loaded.Harness
+	x.s.BaseVersion = base.Version
+	cfg := x.req.Research.WithDefaults()
+
+	var research string
+	if !x.req.SkipResearch {
+		x.s.ResearchWorkflowID = x.s.ID + "-research"
+		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: x.s.ResearchWorkflowID, WorkflowExecutionTimeout: harnessResearchTimeout})
+		var rep ResearchReport
+		if err := workflow.ExecuteChildWorkflow(cctx, ResearchWorkflowName, ResearchRequest{Question: x.researchQuestion(base), Config: cfg}).Get(ctx, &rep); err != nil {
+			x.s.ResearchNote = "expansion research failed, proposing from the cycle data: " + err.Error()
+		} else {
+			research = rep.Markdown
+		}
+	}
+
+	x.s.State = ExpansionProposing
+	var prop activities.HarnessProposeOutput
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, harnessModelOptions), harnessAct.HarnessPropose, activities.HarnessProposeInput{
+		Harness: base, Benchmarks: x.req.Benchmarks, Cycle: x.req.Cycle, Research: research, UseModel: true,
+	}).Get(ctx, &prop); err != nil {
+		return err
+	}
+	x.s.ProposalSource, x.s.Proposed = prop.Source, prop.Proposal
+	if prop.Note != "" {
+		x.s.Note = prop.Note
+	}
+	x.s.Accepted, x.s.Refusals = harness.Filter(base, prop.Proposal)
+	if x.s.Accepted.Empty() {
+		x.s.State = ExpansionNothing
+		x.event(ctx, EventNothing, "", fmt.Sprintf("no change passed the ratchet (%d refused)", len(x.s.Refusals)), 0)
+		return nil
+	}
+	x.s.State = ExpansionAwaiting
+	x.event(ctx, EventProposed, "", fmt.Sprintf("%d threshold increase(s), %d new benchmark(s), %d new edge case(s), %d refused",
+		len(x.s.Accepted.ThresholdIncreases), len(x.s.Accepted.NewBenchmarks), len(x.s.Accepted.NewEdgeCases), len(x.s.Refusals)), 0)
+
+	timeout := x.req.ApprovalTimeout
+	if timeout <= 0 {
+		timeout = DefaultApprovalTimeout
+	}
+	decided, err := workflow.AwaitWithTimeout(ctx, timeout, func() bool { return x.s.Decision != nil })
+	if err != nil {
+		return err
+	}
+	if !decided {
+		x.s.State = ExpansionExpired
+		x.event(ctx, EventExpired, "", "no decision within "+timeout.String(), 0)
+		return nil
+	}
+	d := x.s.Decision
+	if !d.Approved {
+		x.s.State = ExpansionRejected
+		x.event(ctx, EventRejected, d.By, d.Reason, 0)
+		return nil
+	}
+	x.event(ctx, EventApproved, d.By, d.Reason, 0)
+	x.s.State = ExpansionApplying
+	return x.apply(ctx, cfg)
+}
+
+// apply is the application protocol: archive, apply the increases, add the new tests disabled,
+// enable them one at a time once each passes at baseline, commit; more than half of the new
+// tests failing restores the previous version instead.
+func (x *expansion) apply(ctx workflow.Context, cfg config.Research) error {
+	sctx := workflow.WithActivityOptions(ctx, harnessStoreOptions)
+	var archived activities.HarnessArchiveOutput
+	if err := workflow.ExecuteActivity(sctx, harnessAct.HarnessArchive, activities.HarnessArchiveInput{}).Get(ctx, &archived); err != nil {
+		return err
+	}
+	base := archived.Harness
+	accepted := x.s.Accepted
+	if base.Version != x.s.BaseVersion {
+		var refused []harness.Refusal
+		accepted, refused = harness.Filter(base, accepted)
+		x.s.Refusals = append(x.s.Refusals, refused...)
+		x.s.BaseVersion = base.Version
+	}
+	cand, err := harness.Apply(base, accepted)
+	if err != nil {
+		return temporal.NewNonRetryableApplicationError(err.Error(), "BadInput", err)
+	}
+	failed := 0
+	newTests := accepted.NewTests()
+	for _, id := range newTests {
+		t, _ := testByID(cand, id)
+		out := TestOutcome{ID: id, Passed: true, Note: "documented edge case, nothing to run"}
+		if t.Question != "" {
+			r := runHarnessTest(ctx, t, cand.Gates, cfg, x.s.ID+"-baseline-"+id)
+			out = TestOutcome{ID: id, Passed: r.Passed, Score: r.Score, Note: r.Error}
+		}
+		if out.Passed {
+			cand, _ = harness.Enable(cand, id)
+		} else {
+			failed++
+			if out.Note == "" {
+				out.Note = "fails at baseline; left disabled"
+			}
+		}
+		x.s.NewTests = append(x.s.NewTests, out)
+	}
+	if harness.RollbackNeeded(failed, len(newTests)) {
+		var restored activities.HarnessRestoreOutput
+		if err := workflow.ExecuteActivity(sctx, harnessAct.HarnessRestore, activities.HarnessRestoreInput{Version: base.Version}).Get(ctx, &restored); err != nil {
+			return err
+		}
+		x.s.State = ExpansionRolledBack
+		x.s.Note = fmt.Sprintf("%d of %d new tests failed at baseline; restored v%d", failed, len(newTests), restored.Version)
+		x.event(ctx, EventRolledBack, "", x.s.Note, restored.Version)
+		return nil
+	}
+	var committed activities.HarnessCommitOutput
+	if err := workflow.ExecuteActivity(sctx, harnessAct.HarnessCommit, activities.HarnessCommitInput{Harness: cand, Base: base.Version, Change: x.s.ID}).Get(ctx, &committed); err != nil {
+		return err
+	}
+	x.s.State, x.s.CommittedVersion = ExpansionApplied, committed.Version
+	x.event(ctx, EventApplied, x.s.Decision.By, fmt.Sprintf("harness v%d -> v%d", base.Version, committed.Version), committed.Version)
+	return nil
+}

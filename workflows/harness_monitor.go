@@ -1,0 +1,199 @@
+package workflows
+
+import (
+	"fmt"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/sated-dev/sated/internal/saturation"
+)
+
+// monitor is the running state of SaturationMonitorWorkflow.
+type monitor struct {
+	in      MonitorInput
+	st      *MonitorState
+	handled int
+}
+
+// SaturationMonitorWorkflow receives each harness cycle's metrics, scores saturation, keeps
+// the snapshots, the rolling aggregate and the expansion event log, and starts expansion
+// research when the harness has been saturated for long enough.
+func SaturationMonitorWorkflow(ctx workflow.Context, in MonitorInput) error {
+	m := &monitor{in: in, st: &in.State}
+	if err := workflow.SetQueryHandler(ctx, MonitorStatusQuery, func() (MonitorStatus, error) { return m.status(), nil }); err != nil {
+		return err
+	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, MonitorRecordUpdate, m.record, workflow.UpdateHandlerOptions{
+		Validator: func(ctx workflow.Context, metrics saturation.Metrics) error { return metrics.Validate() },
+	}); err != nil {
+		return err
+	}
+	events := workflow.GetSignalChannel(ctx, MonitorExpansionEventSignal)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			var ev ExpansionEvent
+			events.Receive(ctx, &ev)
+			m.onEvent(ev)
+		}
+	})
+	limit := in.RecordsPerRun
+	if limit <= 0 {
+		limit = MonitorDefaultRecordsPerRun
+	}
+	if err := workflow.Await(ctx, func() bool {
+		return m.handled >= limit || workflow.GetInfo(ctx).GetContinueAsNewSuggested()
+	}); err != nil {
+		return err
+	}
+	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+		return err
+	}
+	for {
+		var ev ExpansionEvent
+		if !events.ReceiveAsync(&ev) {
+			break
+		}
+		m.onEvent(ev)
+	}
+	m.st.Runs++
+	return workflow.NewContinueAsNewError(ctx, SaturationMonitorWorkflowName, MonitorInput{State: *m.st, RecordsPerRun: in.RecordsPerRun, Expansion: in.Expansion})
+}
+
+// record scores one cycle and acts on the decision. State changes happen before the only
+// blocking call (starting an expansion), so concurrent records cannot interleave them.
+func (m *monitor) record(ctx workflow.Context, metrics saturation.Metrics) (saturation.CycleResult, error) {
+	st := m.st
+	if metrics.CycleID != "" {
+		for i, id := range st.CycleIDs {
+			if id == metrics.CycleID {
+				r := st.Recent[i]
+				r.Duplicate = true
+				return r, nil
+			}
+		}
+	}
+	m.handled++
+	now := workflow.Now(ctx)
+	st.Cycles++
+	snap := saturation.Snapshot{Cycle: st.Cycles, At: now, Metrics: metrics}
+	window := saturation.Recent(append(append([]saturation.Snapshot(nil), st.Snapshots...), snap))
+	snap.Breakdown = saturation.Score(metrics, saturation.Deltas(window))
+	st.Snapshots = saturation.Prune(append(st.Snapshots, snap), now)
+	agg := saturation.AggregateOf(st.Snapshots)
+	res := saturation.CycleResult{Cycle: st.Cycles, Breakdown: snap.Breakdown, Aggregate: agg, Decision: saturation.Decide(agg)}
+	if metrics.MeanScore != nil {
+		v := *metrics.MeanScore
+		st.LastMeanScore = &v
+	}
+	if len(metrics.Benchmarks) > 0 {
+		st.LastBenchmarks = metrics.Benchmarks
+	}
+	prev := saturation.DecisionContinue
+	if n := len(st.Recent); n > 0 {
+		prev = st.Recent[n-1].Decision
+	}
+
+	var start *ExpansionRequest
+	switch res.Decision {
+	case saturation.DecisionExpansion, saturation.DecisionUrgentExpansion:
+		urgent := res.Decision == saturation.DecisionUrgentExpansion
+		streak := saturation.HighStreak
+		if urgent {
+			streak = saturation.CriticalStreak
+		}
+		switch {
+		case st.OpenExpansion != "":
+			res.Note = "expansion " + st.OpenExpansion + " is still open"
+		case st.LastExpansionCycle > 0 && st.Cycles-st.LastExpansionCycle < streak:
+			res.Note = fmt.Sprintf("the streak was acted on at cycle %d; waiting for %d new cycles", st.LastExpansionCycle, streak)
+		default:
+			res.ExpansionID = fmt.Sprintf("%sc%d", ExpansionIDPrefix, st.Cycles)
+			st.OpenExpansion, st.LastExpansionCycle = res.ExpansionID, st.Cycles
+			start = &ExpansionRequest{Cycle: st.Cycles, Urgent: urgent, Reason: string(res.Decision), Aggregate: agg,
+				Benchmarks: st.LastBenchmarks, MonitorID: workflow.GetInfo(ctx).WorkflowExecution.ID, ExpansionSettings: m.in.Expansion}
+		}
+	case saturation.DecisionFlagForReview:
+		if prev != saturation.DecisionFlagForReview {
+			m.flag(ReviewFlag{At: now, Cycle: st.Cycles, Reason: fmt.Sprintf("rolling average %.2f with an increasing trend", agg.Average)})
+		}
+	}
+	st.Recent = append(st.Recent, res)
+	st.CycleIDs = append(st.CycleIDs, metrics.CycleID)
+	if n := len(st.Recent); n > MonitorRecentResults {
+		st.Recent, st.CycleIDs = st.Recent[n-MonitorRecentResults:], st.CycleIDs[n-MonitorRecentResults:]
+	}
+	if start != nil {
+		m.startExpansion(ctx, res.ExpansionID, *start)
+	}
+	return res, nil
+}
+
+// startExpansion starts the expansion as an abandoned child, so it outlives continue-as-new and
+// waits for its person however long the monitor keeps rolling over.
+func (m *monitor) startExpansion(ctx workflow.Context, id string, req ExpansionRequest) {
+	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+		WorkflowID:            id,
+		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_ABANDON,
+		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+	})
+	m.addEvent(ExpansionEvent{At: workflow.Now(ctx), ExpansionID: id, Kind: EventStarted, Cycle: req.Cycle, Reason: req.Reason})
+	if err := workflow.ExecuteChildWorkflow(cctx, ExpansionWorkflowName, req).GetChildWorkflowExecution().Get(ctx, nil); err != nil {
+		m.addEvent(ExpansionEvent{At: workflow.Now(ctx), ExpansionID: id, Kind: EventStartFailed, Cycle: req.Cycle, Reason: err.Error()})
+	}
+}
+
+// onEvent logs an expansion's event; a terminal one closes it, a rollback flags it for review.
+func (m *monitor) onEvent(ev ExpansionEvent) {
+	m.handled++
+	m.addEvent(ev)
+	if ev.Kind == EventRolledBack {
+		m.flag(ReviewFlag{At: ev.At, Cycle: ev.Cycle, ExpansionID: ev.ExpansionID, Reason: "expansion rolled back: " + ev.Reason})
+	}
+}
+
+func (m *monitor) addEvent(ev ExpansionEvent) {
+	st := m.st
+	st.Events = append(st.Events, ev)
+	if n := len(st.Events); n > MonitorMaxEvents {
+		st.Events = st.Events[n-MonitorMaxEvents:]
+	}
+	if ev.terminal() && st.OpenExpansion == ev.ExpansionID {
+		st.OpenExpansion = ""
+	}
+}
+
+func (m *monitor) flag(f ReviewFlag) {
+	m.st.Flags = append(m.st.Flags, f)
+	if n := len(m.st.Flags); n > MonitorMaxFlags {
+		m.st.Flags = m.st.Flags[n-MonitorMaxFlags:]
+	}
+}
+
+func (m *monitor) status() MonitorStatus {
+	st := m.st
+	s := MonitorStatus{Cycles: st.Cycles, Aggregate: saturation.AggregateOf(st.Snapshots), Decision: saturation.DecisionContinue,
+		OpenExpansion: st.OpenExpansion, Expansions: Summarize(st.Events), Events: st.Events, Flags: st.Flags,
+		LastMeanScore: st.LastMeanScore, Snapshots: len(st.Snapshots), Runs: st.Runs}
+	if n := len(st.Snapshots); n > 0 {
+		latest := st.Snapshots[n-1]
+		s.Latest = &latest
+	}
+	if n := len(st.Recent); n > 0 {
+		s.Decision = st.Recent[n-1].Decision
+	}
+	return s
+}
+
+// signalMonitor sends an expansion event to the monitor; a missing monitor is not an error
+// worth failing an expansion for.
+func signalMonitor(ctx workflow.Context, monitorID string, ev ExpansionEvent) {
+	if monitorID == "" {
+		return
+	}
+	err := workflow.SignalExternalWorkflow(ctx, monitorID, "", MonitorExpansionEventSignal, ev).Get(ctx, nil)
+	if err != nil && !temporal.IsCanceledError(err) {
+		workflow.GetLogger(ctx).Warn("cannot signal the monitor", "monitor", monitorID, "error", err)
+	}
+}

@@ -1,0 +1,254 @@
+package workflows
+
+import (
+	"time"
+
+	"github.com/sated-dev/sated/internal/config"
+	"github.com/sated-dev/sated/internal/harness"
+	"github.com/sated-dev/sated/internal/saturation"
+)
+
+// Names of the harness workflows, their handlers and the schedule, shared with the starter.
+const (
+	SaturationMonitorWorkflowName = "SaturationMonitorWorkflow"
+	HarnessCycleWorkflowName      = "HarnessCycleWorkflow"
+	ExpansionWorkflowName         = "ExpansionWorkflow"
+
+	// SaturationMonitorID is the monitor's fixed workflow id: there is one monitor.
+	SaturationMonitorID = "sated-saturation-monitor"
+	// HarnessScheduleID is the id of the schedule that starts harness cycles.
+	HarnessScheduleID = "sated-harness-cycle"
+	// ExpansionIDPrefix starts every expansion workflow id.
+	ExpansionIDPrefix = "sated-expansion-"
+
+	MonitorRecordUpdate         = "record-cycle"
+	MonitorStatusQuery          = "status"
+	MonitorExpansionEventSignal = "expansion-event"
+	ExpansionStatusQuery        = "expansion"
+	ExpansionApproveUpdate      = "approve"
+	ExpansionRejectUpdate       = "reject"
+)
+
+// Bounds on the monitor's state, so a run carried across continue-as-new stays small.
+const (
+	MonitorDefaultRecordsPerRun = 500
+	MonitorMaxEvents            = 200
+	MonitorMaxFlags             = 100
+	MonitorRecentResults        = saturation.Window
+	DefaultApprovalTimeout      = 30 * 24 * time.Hour
+)
+
+// MonitorInput starts or continues the saturation monitor.
+type MonitorInput struct {
+	State MonitorState `json:"state"`
+	// RecordsPerRun is how many records and events a run handles before continuing as new;
+	// 0 means MonitorDefaultRecordsPerRun.
+	RecordsPerRun int `json:"records_per_run,omitempty"`
+	// Expansion configures the expansion runs the monitor starts.
+	Expansion ExpansionSettings `json:"expansion"`
+}
+
+// ExpansionSettings are the parts of an expansion request the monitor does not decide.
+type ExpansionSettings struct {
+	SkipResearch    bool            `json:"skip_research,omitempty"`
+	Research        config.Research `json:"research"`
+	ApprovalTimeout time.Duration   `json:"approval_timeout,omitempty"`
+}
+
+// MonitorState is everything the monitor knows; it is carried whole across continue-as-new.
+type MonitorState struct {
+	Cycles             int                         `json:"cycles"`
+	Snapshots          []saturation.Snapshot       `json:"snapshots"`
+	Recent             []saturation.CycleResult    `json:"recent"`
+	CycleIDs           []string                    `json:"cycle_ids"` // of Recent, for duplicate records
+	Events             []ExpansionEvent            `json:"events"`
+	Flags              []ReviewFlag                `json:"flags"`
+	OpenExpansion      string                      `json:"open_expansion,omitempty"`
+	LastExpansionCycle int                         `json:"last_expansion_cycle,omitempty"`
+	LastMeanScore      *float64                    `json:"last_mean_score,omitempty"`
+	LastBenchmarks     []saturation.BenchmarkScore `json:"last_benchmarks,omitempty"`
+	Runs               int                         `json:"runs"` // continue-as-new generations
+}
+
+// Expansion event kinds.
+const (
+	EventStarted     = "started"
+	EventStartFailed = "start-failed"
+	EventProposed    = "proposed"
+	EventApproved    = "approved"
+	EventRejected    = "rejected"
+	EventApplied     = "applied"
+	EventRolledBack  = "rolled-back"
+	EventNothing     = "nothing-to-apply"
+	EventExpired     = "expired"
+	EventFailed      = "failed"
+)
+
+// ExpansionEvent is one line of the expansion event log.
+type ExpansionEvent struct {
+	At          time.Time `json:"at"`
+	ExpansionID string    `json:"expansion_id"`
+	Kind        string    `json:"kind"`
+	Cycle       int       `json:"cycle,omitempty"`
+	By          string    `json:"by,omitempty"`
+	Reason      string    `json:"reason,omitempty"`
+	Version     int       `json:"version,omitempty"`
+}
+
+// terminal reports whether an event closes its expansion.
+func (e ExpansionEvent) terminal() bool {
+	switch e.Kind {
+	case EventStartFailed, EventApplied, EventRolledBack, EventRejected, EventNothing, EventExpired, EventFailed:
+		return true
+	}
+	return false
+}
+
+// ReviewFlag is a state a person should look at.
+type ReviewFlag struct {
+	At          time.Time `json:"at"`
+	Cycle       int       `json:"cycle"`
+	Reason      string    `json:"reason"`
+	ExpansionID string    `json:"expansion_id,omitempty"`
+}
+
+// MonitorStatus is what the status query answers.
+type MonitorStatus struct {
+	Cycles        int                  `json:"cycles"`
+	Latest        *saturation.Snapshot `json:"latest,omitempty"`
+	Aggregate     saturation.Aggregate `json:"aggregate"`
+	Decision      saturation.Decision  `json:"decision"`
+	OpenExpansion string               `json:"open_expansion,omitempty"`
+	Expansions    []ExpansionSummary   `json:"expansions"`
+	Events        []ExpansionEvent     `json:"events"`
+	Flags         []ReviewFlag         `json:"flags"`
+	LastMeanScore *float64             `json:"last_mean_score,omitempty"`
+	Snapshots     int                  `json:"snapshots"`
+	Runs          int                  `json:"runs"`
+}
+
+// ExpansionSummary is one expansion's latest state, from the event log.
+type ExpansionSummary struct {
+	ID    string    `json:"id"`
+	Cycle int       `json:"cycle"`
+	State string    `json:"state"`
+	At    time.Time `json:"at"`
+}
+
+// Summarize folds the event log into one line per expansion, newest first.
+func Summarize(events []ExpansionEvent) []ExpansionSummary {
+	idx := map[string]int{}
+	var out []ExpansionSummary
+	for _, e := range events {
+		i, ok := idx[e.ExpansionID]
+		if !ok {
+			idx[e.ExpansionID] = len(out)
+			out = append(out, ExpansionSummary{ID: e.ExpansionID, Cycle: e.Cycle})
+			i = len(out) - 1
+		}
+		out[i].State, out[i].At = e.Kind, e.At
+	}
+	for l, r := 0, len(out)-1; l < r; l, r = l+1, r-1 {
+		out[l], out[r] = out[r], out[l]
+	}
+	return out
+}
+
+// ExpansionRequest starts an expansion.
+type ExpansionRequest struct {
+	Cycle      int                         `json:"cycle"`
+	Urgent     bool                        `json:"urgent"`
+	Reason     string                      `json:"reason"`
+	Aggregate  saturation.Aggregate        `json:"aggregate"`
+	Benchmarks []saturation.BenchmarkScore `json:"benchmarks,omitempty"`
+	// MonitorID receives the expansion's events; empty sends none.
+	MonitorID string `json:"monitor_id,omitempty"`
+	ExpansionSettings
+}
+
+// Expansion states.
+const (
+	ExpansionResearching = "researching"
+	ExpansionProposing   = "proposing"
+	ExpansionAwaiting    = "awaiting-approval"
+	ExpansionApplying    = "applying"
+	ExpansionApplied     = "applied"
+	ExpansionRolledBack  = "rolled-back"
+	ExpansionRejected    = "rejected"
+	ExpansionNothing     = "nothing-to-apply"
+	ExpansionExpired     = "expired"
+)
+
+// ExpansionDecision is a person's approval or rejection.
+type ExpansionDecision struct {
+	Approved bool      `json:"approved"`
+	By       string    `json:"by"`
+	Reason   string    `json:"reason,omitempty"`
+	At       time.Time `json:"at"`
+}
+
+// DecideRequest is the argument of the approve and reject updates.
+type DecideRequest struct {
+	By     string `json:"by"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// TestOutcome is a new test's baseline run while the expansion enables it.
+type TestOutcome struct {
+	ID     string  `json:"id"`
+	Passed bool    `json:"passed"`
+	Score  float64 `json:"score"`
+	Note   string  `json:"note,omitempty"`
+}
+
+// ExpansionStatus is what the expansion query answers.
+type ExpansionStatus struct {
+	ID                 string             `json:"id"`
+	Cycle              int                `json:"cycle"`
+	Urgent             bool               `json:"urgent"`
+	Reason             string             `json:"reason"`
+	State              string             `json:"state"`
+	BaseVersion        int                `json:"base_version"`
+	ResearchWorkflowID string             `json:"research_workflow_id,omitempty"`
+	ResearchNote       string             `json:"research_note,omitempty"`
+	ProposalSource     string             `json:"proposal_source,omitempty"`
+	Proposed           harness.Proposal   `json:"proposed"`
+	Accepted           harness.Proposal   `json:"accepted"`
+	Refusals           []harness.Refusal  `json:"refusals,omitempty"`
+	Decision           *ExpansionDecision `json:"decision,omitempty"`
+	NewTests           []TestOutcome      `json:"new_tests,omitempty"`
+	CommittedVersion   int                `json:"committed_version,omitempty"`
+	Note               string             `json:"note,omitempty"`
+}
+
+// HarnessCycleRequest starts a harness cycle; the schedule sends the zero value.
+type HarnessCycleRequest struct {
+	Research config.Research `json:"research"`
+	// MonitorID receives the cycle's metrics; empty means SaturationMonitorID.
+	MonitorID string `json:"monitor_id,omitempty"`
+}
+
+// BenchmarkResult is one benchmark or edge case run, scored by the auditors.
+type BenchmarkResult struct {
+	ID               string   `json:"id"`
+	Regression       bool     `json:"regression,omitempty"`
+	WorkflowID       string   `json:"workflow_id"`
+	Score            float64  `json:"score"` // fact recall
+	Threshold        float64  `json:"threshold"`
+	Missing          []string `json:"missing,omitempty"`
+	ValidCitations   int      `json:"valid_citations"`
+	InvalidCitations int      `json:"invalid_citations"`
+	Judge            *float64 `json:"judge,omitempty"`
+	Passed           bool     `json:"passed"`
+	Unanimous        bool     `json:"unanimous"`
+	Error            string   `json:"error,omitempty"`
+}
+
+// HarnessCycleReport is the output of HarnessCycleWorkflow.
+type HarnessCycleReport struct {
+	HarnessVersion int                    `json:"harness_version"`
+	Warning        string                 `json:"warning,omitempty"`
+	Results        []BenchmarkResult      `json:"results"`
+	Metrics        saturation.Metrics     `json:"metrics"`
+	Recorded       saturation.CycleResult `json:"recorded"`
+}

@@ -1,0 +1,411 @@
+package workflows
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/sated-dev/sated/activities"
+	"github.com/sated-dev/sated/internal/investigate"
+	"github.com/sated-dev/sated/internal/plan"
+	"github.com/sated-dev/sated/internal/search"
+)
+
+// investigation is the state of one investigation; the progress query reads it.
+type investigation struct {
+	ctx      workflow.Context
+	req      InvestigationRequest
+	budget   investigate.Budget
+	useModel bool
+	prog     InvestigationProgress
+	findings []investigate.Finding
+	known    map[string][]string // source -> normalized URLs it found
+	health   map[string]*investigate.Health
+	leads    []investigate.Lead
+	actors   []investigate.Actor
+	asked    map[string]bool // source|normalized query already asked after the loops
+}
+
+// InvestigationWorkflow decomposes the question into tasks and hypotheses, runs one saturation
+// loop per source in parallel for each hypothesis (a failed source is reported, the others go
+// on), assesses coverage after each hypothesis, follows breadcrumbs, verifies claims, researches
+// the key actors and writes the report with every query event in its appendix.
+func InvestigationWorkflow(ctx workflow.Context, req InvestigationRequest) (InvestigationReport, error) {
+	inv := &investigation{ctx: ctx, known: map[string][]string{}, health: map[string]*investigate.Health{}, asked: map[string]bool{}}
+	inv.prog = InvestigationProgress{Phase: PhaseValidating, Question: req.Question}
+	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (InvestigationProgress, error) {
+		p := inv.prog
+		p.Health = inv.healthList()
+		p.Findings = len(inv.findings)
+		return p, nil
+	}); err != nil {
+		return InvestigationReport{}, err
+	}
+	cfg, err := ValidateInvestigation(req)
+	if err != nil {
+		return InvestigationReport{}, temporal.NewNonRetryableApplicationError("invalid investigation: "+err.Error(), "BadInput", err)
+	}
+	inv.req = cfg
+	inv.budget = investigate.Budget{MaxModelCalls: cfg.MaxModelCalls, MaxSearchCalls: cfg.MaxSearchCalls}
+	for _, s := range cfg.Sources {
+		inv.health[s] = &investigate.Health{Source: s}
+	}
+	lctx := workflow.WithActivityOptions(ctx, localOptions)
+	if err := workflow.ExecuteActivity(lctx, a.CheckInvestigationSources,
+		activities.InvestigationSourcesInput{Sources: cfg.Sources}).Get(ctx, nil); err != nil {
+		return InvestigationReport{}, err
+	}
+	var caps activities.Capabilities
+	if err := workflow.ExecuteActivity(lctx, a.WorkerCapabilities, activities.CapabilitiesInput{}).Get(ctx, &caps); err != nil {
+		return InvestigationReport{}, err
+	}
+	inv.useModel = caps.Planner && !cfg.NoModel
+
+	inv.prog.Phase = PhasePlanning
+	var planned activities.InvestigationPlanOutput
+	popts := localOptions
+	if inv.useModel {
+		popts = llmOptions
+	}
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, popts), a.PlanInvestigation,
+		activities.InvestigationPlanInput{Question: cfg.Question, Sources: cfg.Sources, UseModel: inv.useModel && inv.budget.ModelFits(inv.prog.Spend)}).Get(ctx, &planned); err != nil {
+		return InvestigationReport{}, err
+	}
+	inv.prog.Spend.ModelCalls += planned.Usage.Calls
+	if planned.Fallback != "" {
+		inv.fallback("investigation plan: " + planned.Fallback)
+	}
+	inv.prog.Planner, inv.prog.Tasks = planned.Planner, planned.Tasks
+
+	inv.prog.Phase = PhaseInvestigating
+	inv.hypotheses(planned.Tasks)
+
+	texts := inv.texts()
+	if n := *cfg.Breadcrumbs; n > 0 && !inv.tripped() {
+		inv.prog.Phase = PhaseBreadcrumbs
+		inv.followBreadcrumbs(investigate.Breadcrumbs(texts, 0), n)
+	}
+
+	inv.prog.Phase = PhaseVerifying
+	claims, pages := inv.claims()
+	verified := investigate.Verify(claims, pages, cfg.OfficialDomains)
+
+	if n := *cfg.Entities; n > 0 {
+		inv.prog.Phase = PhaseActors
+		inv.researchActors(investigate.Entities(inv.texts(), n))
+	}
+
+	inv.prog.Phase = PhaseReporting
+	id := workflow.GetInfo(ctx).WorkflowExecution.ID
+	rep := investigate.Report{Question: cfg.Question, WorkflowID: id, GeneratedAt: workflow.Now(ctx).UTC(),
+		Hypotheses: inv.prog.Hypotheses, Loops: inv.prog.Loops, Findings: inv.findings, Leads: inv.leads, Claims: verified,
+		Actors: inv.actors, Health: inv.healthList(), Events: inv.prog.Events, Spend: inv.prog.Spend, Budget: inv.budget,
+		StopReason: inv.prog.StopReason, Fallbacks: inv.prog.Fallbacks}
+	for _, t := range planned.Tasks {
+		rep.Tasks = append(rep.Tasks, t.Name)
+	}
+	var out activities.InvestigationReportOutput
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, synthOptions), a.WriteInvestigationReport,
+		activities.InvestigationReportInput{Report: rep}).Get(ctx, &out); err != nil {
+		return InvestigationReport{}, err
+	}
+	inv.prog.ReportPath = out.MarkdownPath
+	inv.prog.Phase = PhaseDone
+	return InvestigationReport{Report: rep, Planner: planned.Planner, Plan: planned.Tasks, Markdown: out.Markdown,
+		MarkdownPath: out.MarkdownPath, JSONPath: out.JSONPath}, nil
+}
+
+func (inv *investigation) fallback(s string) { inv.prog.Fallbacks = append(inv.prog.Fallbacks, s) }
+
+// tripped is the circuit breaker: once a budget is spent nothing new starts.
+func (inv *investigation) tripped() bool {
+	over, why := inv.budget.Tripped(inv.prog.Spend)
+	if over && inv.prog.StopReason == "" {
+		inv.prog.StopReason = why
+	}
+	return over
+}
+
+func (inv *investigation) healthList() []investigate.Health {
+	out := make([]investigate.Health, 0, len(inv.req.Sources))
+	for _, s := range inv.req.Sources {
+		if h := inv.health[s]; h != nil {
+			out = append(out, *h)
+		}
+	}
+	return out
+}
+
+// texts are the findings' titles and snippets, the material leads and claims come from.
+func (inv *investigation) texts() []string {
+	out := make([]string, len(inv.findings))
+	for i, f := range inv.findings {
+		out[i] = f.Title + ". " + f.Snippet
+	}
+	return out
+}
+
+// hypotheses runs the hypotheses in order; after each, the coverage assessment decides whether
+// the next is worth running.
+func (inv *investigation) hypotheses(tasks []activities.InvestigationTask) {
+	total := 0
+	for _, t := range tasks {
+		total += len(t.Hypotheses)
+	}
+	done := 0
+	var stopWhy string
+	for ti, t := range tasks {
+		for hi, h := range t.Hypotheses {
+			sum := investigate.HypothesisSummary{Task: t.Name, Hypothesis: h.Text, Sources: h.Sources}
+			done++
+			switch {
+			case stopWhy != "":
+				sum.Skipped = stopWhy
+			case inv.tripped():
+				sum.Skipped = inv.prog.StopReason
+			default:
+				inv.prog.Current = t.Name + " / " + h.Text
+				sum.NewUnique = inv.runHypothesis(ti, hi, t, h)
+				seen := strings.Join(inv.texts(), "\n")
+				c := investigate.AssessCoverage(inv.req.Question, seen, sum.NewUnique, total-done)
+				sum.Coverage = &c
+				if !c.Continue && total-done > 0 {
+					stopWhy = "coverage assessment: " + c.Reason
+				}
+			}
+			inv.prog.Hypotheses = append(inv.prog.Hypotheses, sum)
+		}
+	}
+	inv.prog.Current = ""
+}
+
+// runHypothesis runs one child loop per source in parallel and merges what they found,
+// within-source unique results first, then across sources with attribution.
+func (inv *investigation) runHypothesis(ti, hi int, t activities.InvestigationTask, h activities.Hypothesis) int {
+	ctx := inv.ctx
+	shares, ok := inv.budget.Split(inv.prog.Spend, len(h.Sources))
+	gaps := investigate.AssessCoverage(inv.req.Question, strings.Join(inv.texts(), "\n"), 0, 1).Uncovered
+	for i := range gaps {
+		gaps[i] = "nothing found yet about " + gaps[i]
+	}
+	type child struct {
+		source string
+		id     string
+		fut    workflow.ChildWorkflowFuture
+	}
+	var children []child
+	parent := workflow.GetInfo(ctx).WorkflowExecution.ID
+	for i, src := range h.Sources {
+		if !ok[i] {
+			inv.prog.Loops = append(inv.prog.Loops, investigate.LoopSummary{Task: t.Name, Hypothesis: h.Text, Source: src,
+				StopReason: "not started: search budget spent"})
+			continue
+		}
+		id := fmt.Sprintf("%s/t%d-h%d/%s", parent, ti+1, hi+1, src)
+		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: id,
+			RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 1}})
+		fut := workflow.ExecuteChildWorkflow(cctx, SourceLoopWorkflow, SourceLoopRequest{
+			Question: inv.req.Question, Task: t.Name, Hypothesis: h.Text, Source: src, SeedQueries: h.SeedQueries,
+			OpenGaps: gaps, Ceiling: inv.req.Ceilings[src], TimeLimit: inv.req.TimeLimit, ResultsPerQuery: inv.req.ResultsPerQuery,
+			Known: inv.known[src], Budget: shares[i], UseModel: inv.useModel, NoCache: inv.req.NoCache})
+		children = append(children, child{source: src, id: id, fut: fut})
+		inv.prog.Running = append(inv.prog.Running, id)
+	}
+	results := make([]*SourceLoopResult, len(children))
+	errs := make([]error, len(children))
+	sel := workflow.NewSelector(ctx)
+	for i, c := range children {
+		sel.AddFuture(c.fut, func(f workflow.Future) {
+			var r SourceLoopResult
+			if err := f.Get(ctx, &r); err != nil {
+				errs[i] = err
+			} else {
+				results[i] = &r
+			}
+			inv.prog.Running = slices.DeleteFunc(inv.prog.Running, func(id string) bool { return id == c.id })
+			if results[i] != nil {
+				inv.prog.Events = append(inv.prog.Events, r.Events...)
+			}
+		})
+	}
+	for range children {
+		sel.Select(ctx)
+	}
+	// merge in source order so citation numbers do not depend on which loop finished first
+	added := 0
+	for i, c := range children {
+		sum := investigate.LoopSummary{Task: t.Name, Hypothesis: h.Text, Source: c.source}
+		hl := inv.health[c.source]
+		if errs[i] != nil {
+			sum.StopReason, sum.Error = "source loop failed", errMsg(errs[i])
+			hl.Failures++
+			hl.LastError = sum.Error
+			inv.fallback(fmt.Sprintf("source %s failed on %q: %s", c.source, h.Text, sum.Error))
+			inv.prog.Loops = append(inv.prog.Loops, sum)
+			continue
+		}
+		r := results[i]
+		inv.prog.Spend.Add(r.Spend)
+		inv.prog.Fallbacks = append(inv.prog.Fallbacks, r.Fallbacks...)
+		hl.Queries += len(r.Events)
+		hl.Failures += r.Failures
+		if r.LastError != "" {
+			hl.LastError = r.LastError
+			sum.Error = r.LastError
+		}
+		for _, res := range r.Results {
+			inv.known[c.source] = append(inv.known[c.source], search.NormalizeURL(res.URL))
+		}
+		var n int
+		inv.findings, n = investigate.Merge(inv.findings, r.Results, investigate.Attribution{Task: t.Name, Hypothesis: h.Text, Source: c.source})
+		sum.Queries, sum.Unique, sum.New, sum.StopReason, sum.TimedOut = len(r.Events), len(r.Results), n, r.StopReason, r.TimedOut
+		added += n
+		inv.prog.Loops = append(inv.prog.Loops, sum)
+	}
+	inv.prog.Findings = len(inv.findings)
+	return added
+}
+
+// bestSource is the source that found the most results and did not keep failing.
+func (inv *investigation) bestSource() string {
+	count := map[string]int{}
+	for _, f := range inv.findings {
+		for _, s := range f.SourcesOf() {
+			count[s]++
+		}
+	}
+	best := ""
+	for _, s := range inv.req.Sources {
+		if h := inv.health[s]; h.Queries > 0 && h.Failures >= h.Queries {
+			continue
+		}
+		if best == "" || count[s] > count[best] {
+			best = s
+		}
+	}
+	return best
+}
+
+// targeted makes a lead's query: the lead anchored on the question's most salient term.
+func (inv *investigation) targeted(lead string) string {
+	terms := plan.Terms(inv.req.Question)
+	if len(terms) == 0 {
+		return lead
+	}
+	anchor := investigate.Salient(terms, 1)[0]
+	if strings.Contains(strings.ToLower(lead), strings.ToLower(anchor)) {
+		return lead
+	}
+	return lead + " " + anchor
+}
+
+// extraSearch is one targeted search after the loops, on the source's own queue, counted by
+// the budget and recorded as a query event.
+type extraSearch struct {
+	query, label, decider string
+	fut                   workflow.Future
+}
+
+// searchAll runs targeted searches in parallel in the best source and merges what they found.
+// It returns, per query, the new findings and the error ("" when fine); queries already asked
+// or beyond the budget are skipped (empty query in the result).
+func (inv *investigation) searchAll(task string, labels, queries []string, decider string) (string, []int, []string) {
+	src := inv.bestSource()
+	news, errs := make([]int, len(queries)), make([]string, len(queries))
+	if src == "" {
+		return "", news, errs
+	}
+	opts := searchOptions
+	opts.TaskQueue = activities.SourceTaskQueue(src)
+	sctx := workflow.WithActivityOptions(inv.ctx, opts)
+	futs := make([]workflow.Future, len(queries))
+	for i, q := range queries {
+		key := src + "|" + plan.Normalize(q)
+		if q == "" || inv.asked[key] || plan.SameAsQuestion(q, inv.req.Question) || inv.tripped() {
+			queries[i] = ""
+			continue
+		}
+		inv.asked[key] = true
+		inv.prog.Spend.SearchCalls++
+		futs[i] = workflow.ExecuteActivity(sctx, a.Search, activities.SearchInput{Provider: src, Query: q,
+			Question: inv.req.Question, Limit: inv.req.ResultsPerQuery, NoCache: inv.req.NoCache})
+	}
+	hl := inv.health[src]
+	for i, fut := range futs {
+		if fut == nil {
+			continue
+		}
+		ev := investigate.QueryEvent{Task: task, Hypothesis: labels[i], Source: src, N: i + 1, Query: queries[i], Decider: decider,
+			Reasoning: "targeted query for the " + decider + " " + strings.TrimPrefix(labels[i], decider+": ")}
+		var out activities.SearchOutput
+		hl.Queries++
+		if err := fut.Get(inv.ctx, &out); err != nil {
+			ev.Error, errs[i] = errMsg(err), errMsg(err)
+			hl.Failures++
+			hl.LastError = ev.Error
+			inv.prog.Events = append(inv.prog.Events, ev)
+			continue
+		}
+		before := len(inv.findings)
+		var n int
+		inv.findings, n = investigate.Merge(inv.findings, out.Results, investigate.Attribution{Task: task, Hypothesis: labels[i], Source: src})
+		ev.Results, ev.New, ev.Duplicates, ev.Cached = len(out.Results), n, len(out.Results)-n, out.Cached
+		ev.Incremental = investigate.Incremental(ev.Results, ev.New)
+		news[i] = len(inv.findings) - before
+		inv.prog.Events = append(inv.prog.Events, ev)
+	}
+	inv.prog.Findings = len(inv.findings)
+	return src, news, errs
+}
+
+// followBreadcrumbs follows the top n leads the question does not already name.
+func (inv *investigation) followBreadcrumbs(ranked []investigate.Breadcrumb, n int) {
+	q := investigate.NormalizeName(inv.req.Question)
+	var picked []investigate.Breadcrumb
+	for _, b := range ranked {
+		if len(picked) == n {
+			break
+		}
+		if strings.Contains(" "+q+" ", " "+investigate.NormalizeName(b.Text)+" ") {
+			continue
+		}
+		picked = append(picked, b)
+	}
+	labels, queries := make([]string, len(picked)), make([]string, len(picked))
+	for i, b := range picked {
+		labels[i], queries[i] = "breadcrumb: "+b.Text, inv.targeted(b.Text)
+	}
+	src, news, errs := inv.searchAll("breadcrumbs", labels, queries, investigate.DeciderBreadcrumb)
+	for i, b := range picked {
+		inv.leads = append(inv.leads, investigate.Lead{Breadcrumb: b, Source: src, Query: queries[i], New: news[i], Error: errs[i]})
+	}
+}
+
+// claims extracts the key claims of every finding.
+func (inv *investigation) claims() ([]investigate.Claim, map[string]string) {
+	var out []investigate.Claim
+	pages := map[string]string{}
+	for _, f := range inv.findings {
+		text := f.Title + ". " + f.Snippet
+		pages[f.URL] = text
+		out = append(out, investigate.Claims(f.URL, text, 2)...)
+	}
+	return out, pages
+}
+
+// researchActors searches each top entity in the best source and profiles it from the findings.
+func (inv *investigation) researchActors(entities []investigate.Breadcrumb) {
+	labels, queries := make([]string, len(entities)), make([]string, len(entities))
+	for i, e := range entities {
+		labels[i], queries[i] = "entity: "+e.Text, inv.targeted(e.Text)
+	}
+	_, news, errs := inv.searchAll("actors", labels, queries, investigate.DeciderEntity)
+	for i, e := range entities {
+		act := investigate.Profile(e, inv.findings, 3)
+		act.Query, act.New, act.Error = queries[i], news[i], errs[i]
+		inv.actors = append(inv.actors, act)
+	}
+}

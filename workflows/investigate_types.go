@@ -1,0 +1,166 @@
+package workflows
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/sated-dev/sated/activities"
+	"github.com/sated-dev/sated/internal/config"
+	"github.com/sated-dev/sated/internal/investigate"
+	"github.com/sated-dev/sated/internal/search"
+)
+
+// Investigation workflow names; both answer ProgressQuery.
+const (
+	InvestigationWorkflowName = "InvestigationWorkflow"
+	SourceLoopWorkflowName    = "SourceLoopWorkflow"
+)
+
+// Investigation defaults.
+const (
+	DefaultSourceTimeLimit = 30 * time.Minute
+	DefaultBreadcrumbs     = 3
+	DefaultEntities        = 3
+	maxLeads               = 20
+)
+
+// InvestigationRequest is the input of InvestigationWorkflow.
+type InvestigationRequest struct {
+	Question string   `json:"question"`
+	Sources  []string `json:"sources"`
+	// Ceilings override the catalogue's per-source query ceilings.
+	Ceilings map[string]int `json:"ceilings,omitempty"`
+	// TimeLimit bounds each source loop; 0 means DefaultSourceTimeLimit.
+	TimeLimit time.Duration `json:"time_limit,omitempty"`
+	// Breadcrumbs and Entities: how many leads to follow and actors to research (nil: default).
+	Breadcrumbs     *int     `json:"breadcrumbs,omitempty"`
+	Entities        *int     `json:"entities,omitempty"`
+	ResultsPerQuery int      `json:"results_per_query,omitempty"`
+	MaxModelCalls   int      `json:"max_model_calls,omitempty"`
+	MaxSearchCalls  int      `json:"max_search_calls,omitempty"`
+	OfficialDomains []string `json:"official_domains,omitempty"`
+	NoModel         bool     `json:"no_model,omitempty"`
+	NoCache         bool     `json:"no_cache,omitempty"`
+}
+
+// ValidateInvestigation applies the defaults and checks a request; the starter calls it before
+// starting anything (plus investigate.CheckKeys for API keys) and the workflow on entry.
+func ValidateInvestigation(req InvestigationRequest) (InvestigationRequest, error) {
+	if err := config.ValidateQuestion(req.Question); err != nil {
+		return req, err
+	}
+	ceil, err := investigate.Ceilings(req.Sources, req.Ceilings)
+	if err != nil {
+		return req, err
+	}
+	seen := map[string]bool{}
+	for _, s := range req.Sources {
+		if seen[s] {
+			return req, fmt.Errorf("source %s named twice", s)
+		}
+		seen[s] = true
+	}
+	req.Ceilings = ceil
+	if req.TimeLimit == 0 {
+		req.TimeLimit = DefaultSourceTimeLimit
+	}
+	if req.TimeLimit < time.Second || req.TimeLimit > 24*time.Hour {
+		return req, fmt.Errorf("time limit %s out of range [1s,24h]", req.TimeLimit)
+	}
+	for _, l := range []struct {
+		name string
+		p    **int
+		def  int
+	}{{"breadcrumbs", &req.Breadcrumbs, DefaultBreadcrumbs}, {"entities", &req.Entities, DefaultEntities}} {
+		if *l.p == nil {
+			v := l.def
+			*l.p = &v
+		}
+		if n := **l.p; n < 0 || n > maxLeads {
+			return req, fmt.Errorf("%s %d out of range [0,%d]", l.name, n, maxLeads)
+		}
+	}
+	if req.ResultsPerQuery == 0 {
+		req.ResultsPerQuery = config.DefaultResultsPerQuery
+	}
+	if req.ResultsPerQuery < 1 || req.ResultsPerQuery > 50 {
+		return req, fmt.Errorf("results per query %d out of range [1,50]", req.ResultsPerQuery)
+	}
+	if req.MaxModelCalls < 0 || req.MaxSearchCalls < 0 {
+		return req, fmt.Errorf("budgets must not be negative")
+	}
+	if req.OfficialDomains == nil {
+		req.OfficialDomains = investigate.DefaultOfficialDomains
+	}
+	return req, nil
+}
+
+// InvestigationProgress is what the investigation's progress query returns. Events holds the
+// query events of finished source loops; Running names the loops still searching, whose own
+// progress query shows their events live.
+type InvestigationProgress struct {
+	Phase      string                          `json:"phase"`
+	Question   string                          `json:"question"`
+	Planner    string                          `json:"planner,omitempty"`
+	Tasks      []activities.InvestigationTask  `json:"tasks,omitempty"`
+	Current    string                          `json:"current,omitempty"`
+	Running    []string                        `json:"running,omitempty"`
+	Events     []investigate.QueryEvent        `json:"events"`
+	Loops      []investigate.LoopSummary       `json:"loops,omitempty"`
+	Hypotheses []investigate.HypothesisSummary `json:"hypotheses,omitempty"`
+	Health     []investigate.Health            `json:"health,omitempty"`
+	Findings   int                             `json:"findings"`
+	Spend      investigate.Spend               `json:"spend"`
+	StopReason string                          `json:"stop_reason,omitempty"`
+	Fallbacks  []string                        `json:"fallbacks,omitempty"`
+	ReportPath string                          `json:"report_path,omitempty"`
+}
+
+// Investigation phases beyond the research ones.
+const (
+	PhaseInvestigating = "investigating"
+	PhaseBreadcrumbs   = "breadcrumbs"
+	PhaseVerifying     = "verifying"
+	PhaseActors        = "actors"
+	PhaseReporting     = "reporting"
+)
+
+// InvestigationReport is the output of InvestigationWorkflow.
+type InvestigationReport struct {
+	investigate.Report
+	Planner      string                         `json:"planner"`
+	Plan         []activities.InvestigationTask `json:"plan"`
+	Markdown     string                         `json:"markdown"`
+	MarkdownPath string                         `json:"markdown_path,omitempty"`
+	JSONPath     string                         `json:"json_path,omitempty"`
+}
+
+// SourceLoopRequest is the input of SourceLoopWorkflow: one source, one hypothesis.
+type SourceLoopRequest struct {
+	Question        string             `json:"question"`
+	Task            string             `json:"task"`
+	Hypothesis      string             `json:"hypothesis"`
+	Source          string             `json:"source"`
+	SeedQueries     []string           `json:"seed_queries,omitempty"`
+	OpenGaps        []string           `json:"open_gaps,omitempty"`
+	Ceiling         int                `json:"ceiling"`
+	TimeLimit       time.Duration      `json:"time_limit"`
+	ResultsPerQuery int                `json:"results_per_query"`
+	Known           []string           `json:"known,omitempty"` // normalized URLs the source found before
+	Budget          investigate.Budget `json:"budget"`
+	UseModel        bool               `json:"use_model"`
+	NoCache         bool               `json:"no_cache,omitempty"`
+}
+
+// SourceLoopResult is what one source loop found and why it stopped.
+type SourceLoopResult struct {
+	Source     string                   `json:"source"`
+	Events     []investigate.QueryEvent `json:"events"`
+	Results    []search.Result          `json:"results"` // unique within the source, new to it
+	StopReason string                   `json:"stop_reason"`
+	TimedOut   bool                     `json:"timed_out,omitempty"`
+	Failures   int                      `json:"failures"`
+	LastError  string                   `json:"last_error,omitempty"`
+	Spend      investigate.Spend        `json:"spend"`
+	Fallbacks  []string                 `json:"fallbacks,omitempty"`
+}
