@@ -87,7 +87,7 @@ func TestHarnessScoreRun(t *testing.T) {
 	}{
 		// recall 2/2 passes; one citation of two points nowhere: the citation auditor fails.
 		{"no model", nil, nil, false},
-		{"judge agrees with recall, citations still disagree", harnessFakeModel{llm.Evaluator: `{"score": 9}`}, ptr(0.9), false},
+		{"judge agrees with recall, citations still disagree", harnessFakeModel{llm.Evaluator: `{"score": 9}`}, harnessPtr(0.9), false},
 		{"judge without a valid answer is left out", harnessFakeModel{llm.Evaluator: `{"score": 11}`}, nil, false},
 	}
 	for _, c := range cases {
@@ -117,7 +117,7 @@ func TestHarnessScoreRun(t *testing.T) {
 	}
 }
 
-func ptr(f float64) *float64 { return &f }
+func harnessPtr(f float64) *float64 { return &f }
 
 func TestHarnessPropose(t *testing.T) {
 	var a *HarnessActivities

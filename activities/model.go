@@ -28,12 +28,13 @@ type Model interface {
 // Capabilities says which model stages this worker has, so the workflow decides once, in
 // recorded history, which stages run on a model.
 type Capabilities struct {
-	Planner   bool `json:"planner"`
-	Producer  bool `json:"producer"`
-	Evaluator bool `json:"evaluator"`
-	Embedder  bool `json:"embedder"`
-	Vision    bool `json:"vision"`
-	Memory    bool `json:"memory"`
+	Planner     bool   `json:"planner"`
+	Producer    bool   `json:"producer"`
+	Evaluator   bool   `json:"evaluator"`
+	Embedder    bool   `json:"embedder"`
+	Vision      bool   `json:"vision"`
+	Memory      bool   `json:"memory"`
+	MemoryQueue string `json:"memory_queue,omitempty"`
 }
 
 // Any reports whether any generation stage is configured.
@@ -46,7 +47,7 @@ type CapabilitiesInput struct{}
 func (a *Activities) WorkerCapabilities(ctx context.Context, _ CapabilitiesInput) (Capabilities, error) {
 	has := func(s llm.Stage) bool { return a.model != nil && a.model.Configured(s) }
 	return Capabilities{Planner: has(llm.Planner), Producer: has(llm.Producer), Evaluator: has(llm.Evaluator),
-		Embedder: has(llm.Embedder), Vision: has(llm.Vision), Memory: a.memory}, nil
+		Embedder: has(llm.Embedder), Vision: has(llm.Vision), Memory: a.memoryQueue != "", MemoryQueue: a.memoryQueue}, nil
 }
 
 func promptSources(rs []search.Result) []llm.PromptSource {

@@ -34,17 +34,22 @@ func (a *Activities) FetchPage(ctx context.Context, in FetchInput) (FetchOutput,
 	var title, text, from string
 	var truncated bool
 	activity.RecordHeartbeat(ctx, "fetching "+in.URL)
+	docID := in.DocID
+	if in.Provider == "meilisearch" {
+		// Meilisearch mirrors the embedded corpus: the stored document is read from it
+		docID = corpus.DocID(in.URL)
+	}
 	switch {
-	case in.DocID != "":
+	case docID != "":
 		if a.docs == nil {
 			return FetchOutput{}, badInput("fetch: result %s comes from a corpus this worker does not have", in.URL)
 		}
-		d, err := a.docs.Document(ctx, in.DocID)
+		d, err := a.docs.Document(ctx, docID)
 		if err != nil {
 			if errors.Is(err, corpus.ErrNotFound) {
-				return FetchOutput{}, badInput("fetch: corpus document %s (%s) is gone: %v", in.DocID, in.URL, err)
+				return FetchOutput{}, badInput("fetch: corpus document %s (%s) is gone: %v", docID, in.URL, err)
 			}
-			return FetchOutput{}, fmt.Errorf("fetch: corpus document %s: %w", in.DocID, err)
+			return FetchOutput{}, fmt.Errorf("fetch: corpus document %s: %w", docID, err)
 		}
 		title, text, from = d.Title, d.Body, "corpus"
 	default:

@@ -31,14 +31,14 @@ type Journal interface {
 
 // Activities holds the clients every research activity needs.
 type Activities struct {
-	providers map[string]search.Provider
-	cache     SearchCache
-	docs      DocumentReader
-	fetcher   PageFetcher
-	model     Model
-	reportDir string
-	journal   Journal
-	memory    bool // a memory worker serves the memory task queue
+	providers   map[string]search.Provider
+	cache       SearchCache
+	docs        DocumentReader
+	fetcher     PageFetcher
+	model       Model
+	reportDir   string
+	journal     Journal
+	memoryQueue string // the task queue memory activities are served on; empty: no memory
 }
 
 // Deps are the clients NewActivities wires in; nil fields mean "not configured".
@@ -50,13 +50,14 @@ type Deps struct {
 	Model     Model
 	ReportDir string
 	Journal   Journal
-	Memory    bool
+	// MemoryQueue is the memory task queue; empty disables memory for research runs.
+	MemoryQueue string
 }
 
 // NewActivities builds the research activities.
 func NewActivities(d Deps) *Activities {
 	return &Activities{providers: d.Providers, cache: d.Cache, docs: d.Docs, fetcher: d.Fetcher,
-		model: d.Model, reportDir: d.ReportDir, journal: d.Journal, memory: d.Memory}
+		model: d.Model, reportDir: d.ReportDir, journal: d.Journal, memoryQueue: d.MemoryQueue}
 }
 
 func badInput(format string, a ...any) error {

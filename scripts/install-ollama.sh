@@ -42,5 +42,6 @@ echo "ollama: building github.com/ollama/ollama@$OLLAMA_VERSION (several minutes
 start=$(date +%s)
 mkdir -p "$BIN"
 CGO_ENABLED=1 CGO_CPPFLAGS="-I$ROOT/.tools/include ${CGO_CPPFLAGS:-}" GOBIN=$BIN \
-  go install "github.com/ollama/ollama@$OLLAMA_VERSION"
-echo "ollama: built in $(($(date +%s) - start))s: $("$BIN/ollama" --version 2>&1 | tail -n1)"
+  go install -ldflags "-s -w -X=github.com/ollama/ollama/version.Version=${OLLAMA_VERSION#v}" \
+  "github.com/ollama/ollama@$OLLAMA_VERSION"
+echo "ollama: built in $(($(date +%s) - start))s: $("$BIN/ollama" --version 2>&1 | grep -i version | tail -n1)"

@@ -62,7 +62,7 @@ ollama_up() {
     curl -sf --max-time 2 "http://127.0.0.1:$OLLAMA_PORT/api/version" >/dev/null
   else
     port_open "$OLLAMA_PORT" && timeout 2 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1" &&
-      printf "GET /api/version HTTP/1.0\r\nHost: localhost\r\n\r\n" >&3 && grep -q "\"version\"" <&3' _ "$OLLAMA_PORT"
+      printf "GET /api/version HTTP/1.0\r\nHost: localhost\r\n\r\n" >&3 && grep -q "\"version\"" <&3' _ "$OLLAMA_PORT" 2>/dev/null
   fi
 }
 
@@ -132,7 +132,8 @@ register_test_models() {
     fi
     mkdir -p "$ROOT/.tools/modelfiles"
     printf 'FROM %s\n' "$(cd "$(dirname "$file")" && pwd)/$(basename "$file")" >"$ROOT/.tools/modelfiles/$name"
-    OLLAMA_HOST=127.0.0.1:$OLLAMA_PORT "$ollama" create "$name" -f "$ROOT/.tools/modelfiles/$name" >/dev/null
+    OLLAMA_HOST=127.0.0.1:$OLLAMA_PORT "$ollama" create "$name" -f "$ROOT/.tools/modelfiles/$name" \
+      >"$STATE/ollama-create.log" 2>&1 || { cat "$STATE/ollama-create.log" >&2; die "ollama create $name failed"; }
     log "ollama: registered $name from $file"
   done
 }

@@ -24,6 +24,8 @@ import (
 	"github.com/sated-dev/sated/internal/corpus"
 	"github.com/sated-dev/sated/internal/fetch"
 	"github.com/sated-dev/sated/internal/llm"
+	"github.com/sated-dev/sated/internal/meili"
+	"github.com/sated-dev/sated/internal/memory"
 	"github.com/sated-dev/sated/internal/search"
 	"github.com/sated-dev/sated/workflows"
 )
@@ -53,7 +55,16 @@ func (j *fileJournal) Completed(ctx context.Context, name, detail string) {
 	j.f.Sync()
 }
 
+// ollamaEmbedder gives memory the embedding model's vectors.
+type ollamaEmbedder struct{ m *llm.Client }
+
+func (e ollamaEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	v, _, err := e.m.Embed(ctx, texts)
+	return v, err
+}
+
 func run(serveMemory bool) error {
+	ctx := context.Background()
 	env := config.FromEnv()
 	if err := os.MkdirAll(env.DataDir, 0o755); err != nil {
 		return fmt.Errorf("data dir %s: %w", env.DataDir, err)
@@ -77,13 +88,21 @@ func run(serveMemory bool) error {
 		providers["duckduckgo"] = search.NewDuckDuckGo(env.DuckDuckGoURL, nil)
 	}
 
-	deps := activities.Deps{
+	var deps activities.Deps
+	deps = activities.Deps{
 		Providers: providers,
 		Cache:     cache,
 		Docs:      idx,
 		Fetcher:   fetch.New(fetch.Fetcher{Allow: env.FetchAllow, Timeout: env.FetchTimeout}),
 		ReportDir: env.ReportDir(),
-		Memory:    serveMemory,
+	}
+	var meiliClient *meili.Client
+	if env.MeiliURL != "" {
+		meiliClient = meili.New(env.MeiliURL, env.MeiliAPIKey)
+		if err := meiliClient.Health(ctx); err != nil {
+			log.Printf("meilisearch at %s unreachable (%v): the embedded index answers until it is back", env.MeiliURL, err)
+		}
+		providers["meilisearch"] = meiliClient.Corpus(meili.CorpusIndex)
 	}
 	if env.OllamaHost != "" {
 		m, err := llm.New(llm.DefaultConfig(env.OllamaHost, env.PlannerModel, env.ProducerModel, env.EvaluatorModel,
@@ -102,6 +121,24 @@ func run(serveMemory bool) error {
 		deps.Journal = &fileJournal{f: f}
 	}
 
+	var memStore *memory.Store
+	if serveMemory {
+		opts := memory.Options{Dir: env.MemoryDir()}
+		if m, ok := deps.Model.(*llm.Client); ok && m.Configured(llm.Embedder) {
+			opts.Embedder = ollamaEmbedder{m}
+			opts.EmbedderID = "ollama:" + env.EmbedModel
+		}
+		if meiliClient != nil {
+			opts.FullText = meiliClient.Memory(meili.MemoryIndex)
+		}
+		memStore, err = memory.Open(ctx, opts)
+		if err != nil {
+			return err
+		}
+		defer memStore.Close()
+		deps.MemoryQueue = env.MemoryTaskQueue
+	}
+
 	c, err := client.Dial(client.Options{HostPort: env.TemporalAddress, Namespace: env.TemporalNamespace})
 	if err != nil {
 		return fmt.Errorf("cannot reach Temporal at %s: %w", env.TemporalAddress, err)
@@ -112,6 +149,12 @@ func run(serveMemory bool) error {
 	w.RegisterWorkflow(workflows.ResearchWorkflow)
 	w.RegisterActivity(activities.NewActivities(deps))
 	workers := []worker.Worker{w}
+	if memStore != nil {
+		mw := worker.New(c, env.MemoryTaskQueue, worker.Options{})
+		mw.RegisterWorkflow(workflows.MemoryAdminWorkflow)
+		mw.RegisterActivity(activities.NewMemoryActivities(memStore))
+		workers = append(workers, mw)
+	}
 
 	log.Printf("sated worker: temporal %s, queue %s, data %s, providers %s, model %v",
 		env.TemporalAddress, env.TaskQueue, env.DataDir, strings.Join(keys(providers), ","), deps.Model != nil)

@@ -246,7 +246,10 @@ func TestExpansionRollsBack(t *testing.T) {
 	env, store := hxEnv(t, hxModel{answers: map[llm.Stage]string{llm.Planner: proposal}})
 	var events []ExpansionEvent
 	env.OnSignalExternalWorkflow(mock.Anything, "mon", "", MonitorExpansionEventSignal, mock.Anything).Return(
-		func(ns, id, run, name string, arg any) error { events = append(events, arg.(ExpansionEvent)); return nil })
+		func(ns, id, run, name string, arg any) error {
+			events = append(events, arg.(ExpansionEvent))
+			return nil
+		})
 	var rejected []string
 	env.RegisterDelayedCallback(func() {
 		hxDecide(env, ExpansionApproveUpdate, DecideRequest{By: "ana"}, &rejected)
@@ -275,7 +278,10 @@ func TestExpansionSignalsMonitor(t *testing.T) {
 	env, _ := hxEnv(t, nil)
 	var events []ExpansionEvent
 	env.OnSignalExternalWorkflow(mock.Anything, "mon", "", MonitorExpansionEventSignal, mock.Anything).Return(
-		func(ns, id, run, name string, arg any) error { events = append(events, arg.(ExpansionEvent)); return nil })
+		func(ns, id, run, name string, arg any) error {
+			events = append(events, arg.(ExpansionEvent))
+			return nil
+		})
 	var rejected []string
 	env.RegisterDelayedCallback(func() {
 		hxDecide(env, ExpansionApproveUpdate, DecideRequest{By: "ana"}, &rejected)

@@ -109,7 +109,7 @@ func (m *monitor) record(ctx workflow.Context, metrics saturation.Metrics) (satu
 		case st.LastExpansionCycle > 0 && st.Cycles-st.LastExpansionCycle < streak:
 			res.Note = fmt.Sprintf("the streak was acted on at cycle %d; waiting for %d new cycles", st.LastExpansionCycle, streak)
 		default:
-			res.ExpansionID = fmt.Sprintf("%sc%d", ExpansionIDPrefix, st.Cycles)
+			res.ExpansionID = ExpansionID(workflow.GetInfo(ctx).WorkflowExecution.ID, st.Cycles)
 			st.OpenExpansion, st.LastExpansionCycle = res.ExpansionID, st.Cycles
 			start = &ExpansionRequest{Cycle: st.Cycles, Urgent: urgent, Reason: string(res.Decision), Aggregate: agg,
 				Benchmarks: st.LastBenchmarks, MonitorID: workflow.GetInfo(ctx).WorkflowExecution.ID, ExpansionSettings: m.in.Expansion}
@@ -128,6 +128,15 @@ func (m *monitor) record(ctx workflow.Context, metrics saturation.Metrics) (satu
 		m.startExpansion(ctx, res.ExpansionID, *start)
 	}
 	return res, nil
+}
+
+// ExpansionID names the expansion a monitor starts at a cycle; a monitor other than the
+// default one prefixes its own id, so test monitors never collide with the real one.
+func ExpansionID(monitorID string, cycle int) string {
+	if monitorID == SaturationMonitorID {
+		return fmt.Sprintf("%sc%d", ExpansionIDPrefix, cycle)
+	}
+	return fmt.Sprintf("%s-expansion-c%d", monitorID, cycle)
 }
 
 // startExpansion starts the expansion as an abandoned child, so it outlives continue-as-new and

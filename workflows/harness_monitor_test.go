@@ -118,7 +118,7 @@ func TestMonitorUrgentExpansion(t *testing.T) {
 	if r10.Breakdown.Level != saturation.LevelCritical || r10.Aggregate.ConsecutiveCritical != 6 || r10.Decision != saturation.DecisionUrgentExpansion {
 		t.Errorf("cycle 10: %+v", r10)
 	}
-	if r10.ExpansionID != ExpansionIDPrefix+"c10" || len(run.expansion) != 1 || !run.expansion[0].Urgent || run.expansion[0].Benchmarks[0].ID != "gc" {
+	if r10.ExpansionID != ExpansionID("default-test-workflow-id", 10) || len(run.expansion) != 1 || !run.expansion[0].Urgent || run.expansion[0].Benchmarks[0].ID != "gc" {
 		t.Errorf("expansion not started as asked: %q %+v", r10.ExpansionID, run.expansion)
 	}
 	if r := run.results[10]; r.ExpansionID != "" || !strings.Contains(r.Note, "still open") {
@@ -133,7 +133,7 @@ func TestMonitorExpansionAfterTenHigh(t *testing.T) {
 	// Flat saturation without a falling trend: 0.80 HIGH every cycle.
 	ms := hxMetrics(11, hxSaturated, nil)
 	// The expansion closes before cycle 11, which is HIGH again but the streak was acted on.
-	events := map[int]ExpansionEvent{10: {ExpansionID: ExpansionIDPrefix + "c10", Kind: EventRejected, By: "ana", Reason: "not now"}}
+	events := map[int]ExpansionEvent{10: {ExpansionID: ExpansionID("default-test-workflow-id", 10), Kind: EventRejected, By: "ana", Reason: "not now"}}
 	run := hxFeed(t, MonitorInput{}, time.Hour, ms, events)
 	r10 := run.results[9]
 	if r10.Decision != saturation.DecisionExpansion || r10.Aggregate.ConsecutiveHigh != 10 || r10.Aggregate.ConsecutiveCritical != 0 || run.expansion[0].Urgent {

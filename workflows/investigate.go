@@ -23,6 +23,7 @@ type investigation struct {
 	prog     InvestigationProgress
 	findings []investigate.Finding
 	known    map[string][]string // source -> normalized URLs it found
+	queried  map[string][]string // source -> queries it ran
 	health   map[string]*investigate.Health
 	leads    []investigate.Lead
 	actors   []investigate.Actor
@@ -34,7 +35,7 @@ type investigation struct {
 // on), assesses coverage after each hypothesis, follows breadcrumbs, verifies claims, researches
 // the key actors and writes the report with every query event in its appendix.
 func InvestigationWorkflow(ctx workflow.Context, req InvestigationRequest) (InvestigationReport, error) {
-	inv := &investigation{ctx: ctx, known: map[string][]string{}, health: map[string]*investigate.Health{}, asked: map[string]bool{}}
+	inv := &investigation{ctx: ctx, known: map[string][]string{}, queried: map[string][]string{}, health: map[string]*investigate.Health{}, asked: map[string]bool{}}
 	inv.prog = InvestigationProgress{Phase: PhaseValidating, Question: req.Question}
 	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (InvestigationProgress, error) {
 		p := inv.prog
@@ -210,7 +211,7 @@ func (inv *investigation) runHypothesis(ti, hi int, t activities.InvestigationTa
 		fut := workflow.ExecuteChildWorkflow(cctx, SourceLoopWorkflow, SourceLoopRequest{
 			Question: inv.req.Question, Task: t.Name, Hypothesis: h.Text, Source: src, SeedQueries: h.SeedQueries,
 			OpenGaps: gaps, Ceiling: inv.req.Ceilings[src], TimeLimit: inv.req.TimeLimit, ResultsPerQuery: inv.req.ResultsPerQuery,
-			Known: inv.known[src], Budget: shares[i], UseModel: inv.useModel, NoCache: inv.req.NoCache})
+			Known: inv.known[src], Asked: inv.queried[src], Budget: shares[i], UseModel: inv.useModel, NoCache: inv.req.NoCache})
 		children = append(children, child{source: src, id: id, fut: fut})
 		inv.prog.Running = append(inv.prog.Running, id)
 	}
@@ -251,6 +252,9 @@ func (inv *investigation) runHypothesis(ti, hi int, t activities.InvestigationTa
 		inv.prog.Spend.Add(r.Spend)
 		inv.prog.Fallbacks = append(inv.prog.Fallbacks, r.Fallbacks...)
 		hl.Queries += len(r.Events)
+		for _, e := range r.Events {
+			inv.queried[c.source] = append(inv.queried[c.source], e.Query)
+		}
 		hl.Failures += r.Failures
 		if r.LastError != "" {
 			hl.LastError = r.LastError

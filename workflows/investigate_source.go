@@ -71,7 +71,7 @@ func SourceLoopWorkflow(ctx workflow.Context, req SourceLoopRequest) (SourceLoop
 		}
 		dc := investigate.DecisionContext{Question: req.Question, Task: req.Task, Hypothesis: req.Hypothesis,
 			Source: req.Source, Characteristics: info.Characteristics, History: res.Events, UniqueSoFar: len(res.Results),
-			Ceiling: req.Ceiling, OpenGaps: req.OpenGaps, SeedQueries: req.SeedQueries, Seen: seenText.String(), RecentTitles: recent}
+			Ceiling: req.Ceiling, OpenGaps: req.OpenGaps, SeedQueries: req.SeedQueries, Seen: seenText.String(), RecentTitles: recent, Asked: req.Asked}
 		// the ceiling is hard, whatever the model would say
 		if len(res.Events) >= req.Ceiling {
 			res.StopReason = fmt.Sprintf("ceiling of %d queries reached", req.Ceiling)

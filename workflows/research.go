@@ -212,14 +212,74 @@ func ResearchWorkflow(ctx workflow.Context, req ResearchRequest) (ResearchReport
 // a names activities through a typed nil pointer.
 var a *activities.Activities
 
+// memoryOptions put memory activities on the memory worker's own queue; a missing memory
+// worker costs a minute, never the run.
+func (r *run) memoryOptions() workflow.ActivityOptions {
+	return workflow.ActivityOptions{
+		TaskQueue:              r.caps.MemoryQueue,
+		ScheduleToStartTimeout: time.Minute,
+		StartToCloseTimeout:    2 * time.Minute,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2,
+			MaximumAttempts: activities.MemoryFallbackAttempt, NonRetryableErrorTypes: nonRetryable},
+	}
+}
+
 // recall asks memory for what earlier runs established about the task.
 func (r *run) recall(task string) []activities.PriorFact {
-	return nil
+	if !r.caps.Memory {
+		return nil
+	}
+	r.progress.Phase = PhaseRecalling
+	var out activities.MemoryRecallOutput
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(r.ctx, r.memoryOptions()), m.RecallMemory,
+		activities.MemoryRecallInput{Task: task}).Get(r.ctx, &out); err != nil {
+		r.note("memory recall failed, planning without prior knowledge: " + errMsg(err))
+		return nil
+	}
+	if out.Note != "" {
+		r.note("memory: " + out.Note)
+	}
+	return out.Facts
 }
 
 // remember stores what this run established; a failed write never loses the report.
 func (r *run) remember(task string, rep ResearchReport) {
+	if !r.caps.Memory || len(rep.Sources) == 0 {
+		return
+	}
+	var facts []activities.MemoryFactInput
+	for _, f := range knowledge.Bullets(rep.Knowledge) {
+		var urls []string
+		for _, i := range knowledge.Attribute(f, sourceTexts(rep.Sources), 3) {
+			urls = append(urls, rep.Sources[i].URL)
+		}
+		if len(urls) > 0 {
+			facts = append(facts, activities.MemoryFactInput{Fact: f, Sources: urls})
+		}
+	}
+	var out activities.MemoryRememberOutput
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(r.ctx, r.memoryOptions()), m.RememberRun,
+		activities.MemoryRememberInput{Task: task, Facts: facts, At: workflow.Now(r.ctx)}).Get(r.ctx, &out); err != nil {
+		r.note("memory write failed; the report is kept: " + errMsg(err))
+		return
+	}
+	msg := fmt.Sprintf("memory: %d facts stored, %d already known, %d quarantined by the injection scan", out.Stored, out.Skipped, out.Quarantined)
+	if out.Note != "" {
+		msg += " (" + out.Note + ")"
+	}
+	r.note(msg)
 }
+
+func sourceTexts(ss []Source) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = s.Title + ": " + s.Snippet
+	}
+	return out
+}
+
+// m names the memory activities, served on the memory task queue.
+var m *activities.MemoryActivities
 
 func (r *run) modelOrLocal() workflow.ActivityOptions {
 	if r.useModel {

@@ -5,6 +5,7 @@ package eval
 import (
 	"bufio"
 	"bytes"
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +13,12 @@ import (
 	"strconv"
 	"strings"
 )
+
+// GoQuestions is the question set over the Go documentation in $(go env GOROOT)/doc, the
+// default benchmarks of a new harness.
+//
+//go:embed testdata/go-questions.jsonl
+var GoQuestions []byte
 
 // Fact is one gold fact: recalled when any of its case-insensitive patterns matches.
 type Fact struct {

@@ -98,7 +98,8 @@ func (f *Fetcher) transport(base http.RoundTripper) http.RoundTripper {
 	var t *http.Transport
 	switch b := base.(type) {
 	case nil:
-		t = http.DefaultTransport.(*http.Transport).Clone()
+		t = &http.Transport{ForceAttemptHTTP2: true, IdleConnTimeout: 90 * time.Second,
+			TLSHandshakeTimeout: 10 * time.Second, ExpectContinueTimeout: time.Second}
 	case *http.Transport:
 		t = b.Clone()
 	default:

@@ -55,6 +55,9 @@ var notNames = toSet(`The This That These Those There Then When Where Which Whil
 	However Here Such Other First Second Third Last Next Previous Unlike Like Instead Both Either Neither
 	Channel Channels Struct Interface Interfaces Module Modules Command Commands Tools Tool Code Data`)
 
+// leadingWords start sentences in front of an organisation's name.
+var leadingWords = toSet(`The This That These Those A An In At For From With By Of To And But Or When While After Before Since`)
+
 // notAcronyms are capitalised tokens that are not worth following.
 var notAcronyms = toSet(`I A OK TODO FAQ NOTE US UK EU AM PM ID IDs URL URLs HTML HTTP HTTPS API APIs JSON XML CSS
 	PDF NB II III IV VI VII VIII IX XI XII`)
@@ -94,7 +97,7 @@ func mentions(text string) []mention {
 	}
 	for _, loc := range orgRe.FindAllStringIndex(text, -1) {
 		org := strings.TrimSpace(text[loc[0]:loc[1]])
-		if first := strings.Fields(org)[0]; notNames[first] && !strings.HasPrefix(org, "University") && !strings.HasPrefix(org, "Institute") && !strings.HasPrefix(org, "Ministry") && !strings.HasPrefix(org, "Department") {
+		if first := strings.Fields(org)[0]; leadingWords[first] {
 			// drop a sentence-initial word ("The Go Project" -> "Go Project")
 			rest := strings.TrimSpace(strings.TrimPrefix(org, first))
 			if len(strings.Fields(rest)) < 2 {

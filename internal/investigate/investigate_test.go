@@ -257,7 +257,7 @@ func TestDecisionValidate(t *testing.T) {
 		}
 	}
 	p := DecisionPrompt(DecisionContext{Question: "Q?", Task: "T", Hypothesis: "H", Source: "corpus", Characteristics: "deep",
-		History: []QueryEvent{{N: 1, Query: "q1", Results: 8, New: 2, Duplicates: 6, Incremental: 25, Reasoning: "why"}},
+		History:     []QueryEvent{{N: 1, Query: "q1", Results: 8, New: 2, Duplicates: 6, Incremental: 25, Reasoning: "why"}},
 		UniqueSoFar: 9, Ceiling: 12, OpenGaps: []string{"gap one"}})
 	for _, want := range []string{"Question: Q?", "Task: T", "Hypothesis: H", "Source: corpus", "characteristics: deep",
 		`"q1" -> 8 results, 2 new, 6 duplicates (25% new); reasoning: why`, "Unique results so far: 9", "ceiling for this source: 12", "gap one"} {

@@ -94,13 +94,15 @@ type DecisionContext struct {
 	Seen string `json:"seen,omitempty"`
 	// RecentTitles are the titles of the last query's new results, for query expansion.
 	RecentTitles []string `json:"recent_titles,omitempty"`
+	// Asked are the queries this source already ran for earlier hypotheses: never repeated.
+	Asked []string `json:"asked,omitempty"`
 }
 
-// Previous lists the queries already asked in this loop.
+// Previous lists the queries this source already ran, earlier hypotheses included.
 func (c DecisionContext) Previous() []string {
-	out := make([]string, len(c.History))
-	for i, e := range c.History {
-		out[i] = e.Query
+	out := append([]string{}, c.Asked...)
+	for _, e := range c.History {
+		out = append(out, e.Query)
 	}
 	return out
 }

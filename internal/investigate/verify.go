@@ -219,7 +219,7 @@ func Cites(a, b Page) bool {
 	}
 	text := strings.ToLower(a.Text)
 	bare := strings.TrimPrefix(strings.TrimPrefix(nb, "https://"), "http://")
-	return strings.Contains(text, strings.ToLower(nb)) || len(bare) > 8 && strings.Contains(text, strings.ToLower(bare))
+	return strings.Contains(text, strings.ToLower(nb)) || strings.Contains(bare, "/") && strings.Contains(text, strings.ToLower(bare))
 }
 
 // Independent reports whether two pages are independent witnesses: different sites (pages

@@ -3,6 +3,7 @@
 package knowledge
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/sated-dev/sated/internal/novelty"
@@ -111,6 +112,41 @@ func cover(old, fresh []string, cap int) []string {
 		if chosen[i] {
 			out = append(out, c)
 		}
+	}
+	return out
+}
+
+// Attribute returns the indices of up to n candidates that support a fact: those sharing at
+// least half of the fact's content words, best first (ties by index).
+func Attribute(fact string, candidates []string, n int) []int {
+	words := novelty.ContentWords(fact)
+	if len(words) == 0 {
+		return nil
+	}
+	type hit struct {
+		i     int
+		share float64
+	}
+	var hits []hit
+	for i, c := range candidates {
+		set := novelty.WordSet(c)
+		k := 0
+		for _, w := range words {
+			if set[w] {
+				k++
+			}
+		}
+		if share := float64(k) / float64(len(words)); share >= 0.5 {
+			hits = append(hits, hit{i, share})
+		}
+	}
+	sort.SliceStable(hits, func(a, b int) bool { return hits[a].share > hits[b].share })
+	var out []int
+	for _, h := range hits {
+		if len(out) == n {
+			break
+		}
+		out = append(out, h.i)
 	}
 	return out
 }

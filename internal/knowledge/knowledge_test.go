@@ -56,3 +56,21 @@ func TestJoinCutsASingleOverlongFact(t *testing.T) {
 		t.Fatalf("got %d chars", len(got))
 	}
 }
+
+func TestAttribute(t *testing.T) {
+	cands := []string{
+		"Scheduler: goroutines are multiplexed onto threads",
+		"GC guide: GOGC sets the garbage collector target heap growth",
+		"Blog: the garbage collector and GOGC explained with heap growth examples",
+	}
+	got := Attribute("GC guide: GOGC sets the garbage collector target heap growth", cands, 3)
+	if len(got) != 2 || got[0] != 1 || got[1] != 2 {
+		t.Fatalf("Attribute = %v, want [1 2]", got)
+	}
+	if got := Attribute("GOGC garbage collector heap", cands, 1); len(got) != 1 {
+		t.Fatalf("n not respected: %v", got)
+	}
+	if got := Attribute("the and of", cands, 3); got != nil {
+		t.Fatalf("no content words must attribute nothing: %v", got)
+	}
+}

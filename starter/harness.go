@@ -1,0 +1,511 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/sated-dev/sated/activities"
+	"github.com/sated-dev/sated/internal/config"
+	"github.com/sated-dev/sated/internal/eval"
+	"github.com/sated-dev/sated/internal/harness"
+	"github.com/sated-dev/sated/internal/saturation"
+	"github.com/sated-dev/sated/workflows"
+)
+
+func init() {
+	register("harness", "evaluation harness: record METRICS.json | status | schedule | init | show | import FILE", harnessCmd)
+	register("expansion", "harness expansions: list | show ID | approve ID | reject ID --reason ...", expansionCmd)
+}
+
+const harnessUsage = "usage: starter harness record METRICS.json | status [--json] | schedule --every DURATION | schedule pause|resume|trigger|delete | init [--from QUESTIONS.jsonl] | show [--json] [--version N] | import FILE"
+
+const expansionUsage = "usage: starter expansion list | show ID | approve ID [--by NAME] [--reason TEXT] | reject ID --reason TEXT [--by NAME]"
+
+// harnessParse parses flags that may come before or after positional arguments.
+func harnessParse(fs *flag.FlagSet, args []string) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, usagef("%s: %v", fs.Name(), err)
+		}
+		if args = fs.Args(); len(args) == 0 {
+			return pos, nil
+		}
+		pos, args = append(pos, args[0]), args[1:]
+	}
+}
+
+// The monitor and schedule ids; integration tests use their own on a shared server.
+var (
+	harnessMonitorID  = workflows.SaturationMonitorID
+	harnessScheduleID = workflows.HarnessScheduleID
+)
+
+// harnessDial is a seam for tests of argument handling: they must fail before it is called.
+var harnessDial = dialTemporal
+
+func harnessCmd(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		return usagef(harnessUsage)
+	}
+	env := config.FromEnv()
+	sub, rest := args[0], args[1:]
+	switch sub {
+	case "record":
+		fs := flag.NewFlagSet("harness record", flag.ContinueOnError)
+		pos, err := harnessParse(fs, rest)
+		if err != nil {
+			return err
+		}
+		if len(pos) != 1 {
+			return usagef("harness record needs one METRICS.json file (or - for stdin)")
+		}
+		m, err := harnessReadMetrics(pos[0])
+		if err != nil {
+			return err
+		}
+		c, err := harnessDial(ctx)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		res, err := harnessRecord(ctx, c, env.TaskQueue, m)
+		if err != nil {
+			return err
+		}
+		return harnessPrintCycle(stdout, res)
+	case "status":
+		fs := flag.NewFlagSet("harness status", flag.ContinueOnError)
+		asJSON := fs.Bool("json", false, "print the status as JSON")
+		if pos, err := harnessParse(fs, rest); err != nil {
+			return err
+		} else if len(pos) > 0 {
+			return usagef("harness status takes no arguments")
+		}
+		c, err := harnessDial(ctx)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		st, err := harnessStatus(ctx, c)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return harnessJSON(stdout, st)
+		}
+		harnessPrintStatus(stdout, st)
+		return nil
+	case "schedule":
+		return harnessScheduleCmd(ctx, rest, env.TaskQueue)
+	case "init":
+		fs := flag.NewFlagSet("harness init", flag.ContinueOnError)
+		from := fs.String("from", "", "question set (JSONL) to build the benchmarks from; default: the built-in Go documentation set")
+		threshold := fs.Float64("threshold", 0.5, "pass threshold (fact recall) of every benchmark")
+		regression := fs.Int("regression", 3, "how many of the first benchmarks are regression tests")
+		if pos, err := harnessParse(fs, rest); err != nil {
+			return err
+		} else if len(pos) > 0 {
+			return usagef("harness init takes no arguments (use --from)")
+		}
+		if *threshold <= 0 || *threshold > 1 {
+			return usagef("--threshold %g not in (0,1]", *threshold)
+		}
+		if *regression < 0 {
+			return usagef("--regression must not be negative")
+		}
+		data := eval.GoQuestions
+		if *from != "" {
+			var err error
+			if data, err = os.ReadFile(*from); err != nil {
+				return err
+			}
+		}
+		qs, err := eval.ParseQuestions(bytes.NewReader(data))
+		if err != nil {
+			return fmt.Errorf("question set: %v", err)
+		}
+		h, created, err := harness.NewStore(env.HarnessDir()).Init(harness.FromQuestions(qs, *threshold, *regression), time.Now())
+		if err != nil {
+			return err
+		}
+		if !created {
+			fmt.Fprintf(stdout, "harness already at v%d in %s (left as it is)\n", h.Version, env.HarnessDir())
+			return nil
+		}
+		fmt.Fprintf(stdout, "harness v1 created in %s: %d benchmarks, %d regression tests\n", env.HarnessDir(), len(h.Benchmarks), len(h.RegressionTests))
+		return nil
+	case "show":
+		fs := flag.NewFlagSet("harness show", flag.ContinueOnError)
+		asJSON := fs.Bool("json", false, "print the harness file")
+		version := fs.Int("version", 0, "an archived version instead of the one in force")
+		if pos, err := harnessParse(fs, rest); err != nil {
+			return err
+		} else if len(pos) > 0 {
+			return usagef("harness show takes no arguments")
+		}
+		return harnessShow(harness.NewStore(env.HarnessDir()), *version, *asJSON)
+	case "import":
+		if len(rest) != 1 {
+			return usagef("harness import needs one harness FILE")
+		}
+		h, err := harnessImport(harness.NewStore(env.HarnessDir()), rest[0])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "harness v%d committed\n", h.Version)
+		return nil
+	}
+	return usagef("unknown harness command %q; %s", sub, harnessUsage)
+}
+
+// harnessReadMetrics reads and validates a metrics document before anything is dialled.
+func harnessReadMetrics(path string) (saturation.Metrics, error) {
+	var data []byte
+	var err error
+	if path == "-" {
+		data, err = io.ReadAll(os.Stdin)
+	} else {
+		data, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return saturation.Metrics{}, err
+	}
+	m, err := saturation.ParseMetrics(data)
+	if err != nil {
+		return saturation.Metrics{}, fmt.Errorf("%s: %v", path, err)
+	}
+	if m.Source == "" {
+		m.Source = "external"
+	}
+	return m, nil
+}
+
+// harnessRecord records one cycle in the monitor, starting the monitor when needed.
+func harnessRecord(ctx context.Context, c client.Client, taskQueue string, m saturation.Metrics) (saturation.CycleResult, error) {
+	return activities.RecordHarnessCycle(ctx, c, activities.HarnessRecordInput{
+		MonitorID: harnessMonitorID, WorkflowType: workflows.SaturationMonitorWorkflowName,
+		UpdateName: workflows.MonitorRecordUpdate, TaskQueue: taskQueue, Metrics: m,
+	})
+}
+
+// harnessStatus queries the monitor.
+func harnessStatus(ctx context.Context, c client.Client) (workflows.MonitorStatus, error) {
+	var st workflows.MonitorStatus
+	v, err := c.QueryWorkflow(ctx, harnessMonitorID, "", workflows.MonitorStatusQuery)
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return st, fmt.Errorf("the saturation monitor is not running: no cycle recorded yet (starter harness record, or schedule cycles)")
+	}
+	if err != nil {
+		return st, err
+	}
+	return st, v.Get(&st)
+}
+
+func harnessJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func harnessPrintCycle(w io.Writer, r saturation.CycleResult) error {
+	dup := ""
+	if r.Duplicate {
+		dup = " (already recorded)"
+	}
+	fmt.Fprintf(w, "cycle %d%s: score %.3f %s; last %d: average %.3f, %s; decision: %s\n",
+		r.Cycle, dup, r.Breakdown.Score, r.Breakdown.Level, r.Aggregate.Cycles, r.Aggregate.Average, r.Aggregate.Trend, r.Decision)
+	if r.ExpansionID != "" {
+		fmt.Fprintf(w, "expansion started: %s (starter expansion show %s)\n", r.ExpansionID, r.ExpansionID)
+	}
+	if r.Note != "" {
+		fmt.Fprintln(w, r.Note)
+	}
+	return nil
+}
+
+func harnessPrintStatus(w io.Writer, st workflows.MonitorStatus) {
+	fmt.Fprintf(w, "cycles: %d (snapshots kept: %d)\n", st.Cycles, st.Snapshots)
+	if l := st.Latest; l != nil {
+		b := l.Breakdown
+		fmt.Fprintf(w, "latest: cycle %d at %s: score %.3f %s (ceiling %.3f, regression %.3f, trend %.3f, proposal %.3f, unanimity %.3f)\n",
+			l.Cycle, l.At.Format(time.RFC3339), b.Score, b.Level, b.Ceiling, b.Regression, b.Trend, b.Proposal, b.Unanimity)
+	}
+	a := st.Aggregate
+	fmt.Fprintf(w, "last %d cycles: average %.3f, trend %s (slope %+.4f), consecutive HIGH+ %d, consecutive CRITICAL %d\n",
+		a.Cycles, a.Average, a.Trend, a.Slope, a.ConsecutiveHigh, a.ConsecutiveCritical)
+	fmt.Fprintf(w, "decision: %s\n", st.Decision)
+	if st.OpenExpansion != "" {
+		fmt.Fprintf(w, "open expansion: %s\n", st.OpenExpansion)
+	}
+	if len(st.Flags) > 0 {
+		fmt.Fprintln(w, "flagged for review:")
+		for _, f := range st.Flags {
+			fmt.Fprintf(w, "  cycle %d %s %s %s\n", f.Cycle, f.At.Format(time.RFC3339), f.ExpansionID, f.Reason)
+		}
+	}
+}
+
+func harnessScheduleCmd(ctx context.Context, args []string, taskQueue string) error {
+	fs := flag.NewFlagSet("harness schedule", flag.ContinueOnError)
+	every := fs.Duration("every", 0, "how often a harness cycle runs, e.g. 24h")
+	pos, err := harnessParse(fs, args)
+	if err != nil {
+		return err
+	}
+	action := ""
+	switch {
+	case len(pos) == 0 && *every >= time.Minute:
+		action = "create"
+	case len(pos) == 0 && *every == 0:
+		return usagef("harness schedule needs --every DURATION (at least 1m) or pause|resume|trigger|delete")
+	case len(pos) == 0:
+		return usagef("--every %s is too short; the least is 1m", *every)
+	case len(pos) == 1 && *every == 0 && (pos[0] == "pause" || pos[0] == "resume" || pos[0] == "trigger" || pos[0] == "delete"):
+		action = pos[0]
+	default:
+		return usagef("unknown harness schedule command %q; want --every DURATION or pause|resume|trigger|delete", strings.Join(pos, " "))
+	}
+	c, err := harnessDial(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if action == "create" {
+		created, err := harnessSchedule(ctx, c, taskQueue, *every)
+		if err != nil {
+			return err
+		}
+		verb := "updated"
+		if created {
+			verb = "created"
+		}
+		fmt.Fprintf(stdout, "schedule %s %s: a harness cycle every %s\n", harnessScheduleID, verb, *every)
+		return nil
+	}
+	if err := harnessScheduleAction(ctx, c, action); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "schedule %s: %s done\n", harnessScheduleID, action)
+	return nil
+}
+
+// harnessSchedule creates the cycle schedule, or updates its interval when it exists.
+func harnessSchedule(ctx context.Context, c client.Client, taskQueue string, every time.Duration) (bool, error) {
+	spec := client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: every}}}
+	req := workflows.HarnessCycleRequest{}
+	if harnessMonitorID != workflows.SaturationMonitorID {
+		req.MonitorID = harnessMonitorID
+	}
+	action := &client.ScheduleWorkflowAction{ID: harnessScheduleID, Workflow: workflows.HarnessCycleWorkflowName,
+		Args: []any{req}, TaskQueue: taskQueue}
+	_, err := c.ScheduleClient().Create(ctx, client.ScheduleOptions{ID: harnessScheduleID, Spec: spec, Action: action,
+		Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_SKIP})
+	if err == nil {
+		return true, nil
+	}
+	if !errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
+		return false, fmt.Errorf("creating schedule %s: %w", harnessScheduleID, err)
+	}
+	h := c.ScheduleClient().GetHandle(ctx, harnessScheduleID)
+	return false, h.Update(ctx, client.ScheduleUpdateOptions{DoUpdate: func(in client.ScheduleUpdateInput) (*client.ScheduleUpdate, error) {
+		s := in.Description.Schedule
+		s.Spec, s.Action = &spec, action
+		return &client.ScheduleUpdate{Schedule: &s}, nil
+	}})
+}
+
+// harnessScheduleAction pauses, resumes, triggers or deletes the cycle schedule.
+func harnessScheduleAction(ctx context.Context, c client.Client, action string) error {
+	h := c.ScheduleClient().GetHandle(ctx, harnessScheduleID)
+	var err error
+	switch action {
+	case "pause":
+		err = h.Pause(ctx, client.SchedulePauseOptions{Note: "paused by starter harness schedule pause"})
+	case "resume":
+		err = h.Unpause(ctx, client.ScheduleUnpauseOptions{Note: "resumed by starter harness schedule resume"})
+	case "trigger":
+		err = h.Trigger(ctx, client.ScheduleTriggerOptions{Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_ALLOW_ALL})
+	case "delete":
+		err = h.Delete(ctx)
+	}
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return fmt.Errorf("no schedule %s (create it with starter harness schedule --every DURATION)", harnessScheduleID)
+	}
+	return err
+}
+
+func harnessShow(store *harness.Store, version int, asJSON bool) error {
+	var h harness.Harness
+	var err error
+	if version > 0 {
+		h, err = store.Version(version)
+	} else {
+		h, err = store.Current()
+	}
+	var stale *harness.StaleError
+	if errors.As(err, &stale) {
+		fmt.Fprintf(stderr, "warning: %v\n", err)
+	} else if err != nil {
+		return err
+	}
+	if asJSON {
+		return harnessJSON(stdout, h)
+	}
+	fmt.Fprintf(stdout, "harness v%d (from v%d, %s, %s) in %s\n", h.Version, h.Parent, h.Change, h.Created.Format(time.RFC3339), store.Dir())
+	fmt.Fprintf(stdout, "gates: citation validity >= %.2f, invalid citations <= %d\n", h.Gates.MinCitationValidity, h.Gates.MaxInvalidCitations)
+	tw := tabwriter.NewWriter(stdout, 0, 2, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tKIND\tENABLED\tTHRESHOLD\tFACTS\tQUESTION")
+	for _, b := range h.Benchmarks {
+		kind := "benchmark"
+		if h.IsRegression(b.ID) {
+			kind = "regression"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%v\t%.2f\t%d\t%s\n", b.ID, kind, b.Enabled, b.Threshold, len(b.Gold), b.Question)
+	}
+	for _, e := range h.EdgeCases {
+		fmt.Fprintf(tw, "%s\tedge case\t%v\t%.2f\t%d\t%s\n", e.ID, e.Enabled, e.Threshold, len(e.Gold), e.Description)
+	}
+	return tw.Flush()
+}
+
+// harnessImport commits a hand-edited harness file as the next version, through the same
+// ratchet as an expansion; an invalid or less rigorous file changes nothing.
+func harnessImport(store *harness.Store, path string) (harness.Harness, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return harness.Harness{}, err
+	}
+	next, err := harness.Parse(data)
+	if err != nil {
+		return harness.Harness{}, fmt.Errorf("%s: %v (the harness stays at its last good version)", path, err)
+	}
+	cur, err := store.Current()
+	if err != nil {
+		return harness.Harness{}, err
+	}
+	if err := harness.Ratchet(cur, harness.Diff(cur, next)); err != nil {
+		return harness.Harness{}, fmt.Errorf("%s: %v (the harness stays at v%d)", path, err, cur.Version)
+	}
+	return store.Commit(next, cur.Version, "import "+path, time.Now())
+}
+
+func expansionCmd(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		return usagef(expansionUsage)
+	}
+	sub := args[0]
+	fs := flag.NewFlagSet("expansion "+sub, flag.ContinueOnError)
+	by := fs.String("by", os.Getenv("USER"), "who decides")
+	reason := fs.String("reason", "", "why")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := harnessParse(fs, args[1:])
+	if err != nil {
+		return err
+	}
+	switch sub {
+	case "list":
+		if len(pos) > 0 {
+			return usagef("expansion list takes no arguments")
+		}
+	case "show", "approve", "reject":
+		if len(pos) != 1 {
+			return usagef("expansion %s needs one expansion ID", sub)
+		}
+		if sub != "show" && strings.TrimSpace(*by) == "" {
+			return usagef("expansion %s needs --by NAME", sub)
+		}
+		if sub == "reject" && strings.TrimSpace(*reason) == "" {
+			return usagef("expansion reject needs --reason")
+		}
+	default:
+		return usagef("unknown expansion command %q; %s", sub, expansionUsage)
+	}
+	c, err := harnessDial(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	switch sub {
+	case "list":
+		st, err := harnessStatus(ctx, c)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return harnessJSON(stdout, st.Expansions)
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 2, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tCYCLE\tSTATE\tSINCE")
+		for _, e := range st.Expansions {
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", e.ID, e.Cycle, e.State, e.At.Format(time.RFC3339))
+		}
+		return tw.Flush()
+	case "show":
+		st, err := expansionShow(ctx, c, pos[0])
+		if err != nil {
+			return err
+		}
+		return harnessJSON(stdout, st)
+	}
+	st, err := expansionDecide(ctx, c, pos[0], sub == "approve", *by, *reason)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "expansion %s %sd by %s\n", st.ID, sub, st.Decision.By)
+	return nil
+}
+
+func expansionNotFound(id string, err error) error {
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return fmt.Errorf("no expansion %s (starter expansion list shows them)", id)
+	}
+	return err
+}
+
+// expansionShow queries one expansion's status.
+func expansionShow(ctx context.Context, c client.Client, id string) (workflows.ExpansionStatus, error) {
+	var st workflows.ExpansionStatus
+	v, err := c.QueryWorkflow(ctx, id, "", workflows.ExpansionStatusQuery)
+	if err != nil {
+		return st, expansionNotFound(id, err)
+	}
+	return st, v.Get(&st)
+}
+
+// expansionDecide approves or rejects an expansion through its validated update; an unknown or
+// already decided expansion is an error.
+func expansionDecide(ctx context.Context, c client.Client, id string, approve bool, by, reason string) (workflows.ExpansionStatus, error) {
+	name := workflows.ExpansionRejectUpdate
+	if approve {
+		name = workflows.ExpansionApproveUpdate
+	}
+	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: id, UpdateName: name,
+		Args: []any{workflows.DecideRequest{By: by, Reason: reason}}, WaitForStage: client.WorkflowUpdateStageCompleted})
+	var st workflows.ExpansionStatus
+	if err != nil {
+		return st, expansionNotFound(id, err)
+	}
+	if err := h.Get(ctx, &st); err != nil {
+		return st, fmt.Errorf("expansion %s: %w", id, err)
+	}
+	return st, nil
+}
