@@ -243,14 +243,14 @@ func follow(ctx context.Context, c client.Client, id, runID string, asJSON bool)
 	done := make(chan error, 1)
 	var rep workflows.ResearchReport
 	go func() { done <- c.GetWorkflow(ctx, id, runID).Get(ctx, &rep) }()
-	shown, phase := 0, ""
+	var view progressView
 	tick := time.NewTicker(700 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		select {
 		case err := <-done:
 			if p, qerr := queryProgress(ctx, c, id, runID); qerr == nil {
-				printProgress(p, &shown, &phase)
+				printProgress(p, &view)
 			}
 			if err != nil {
 				return fmt.Errorf("run %s failed: %w", id, err)
@@ -258,7 +258,7 @@ func follow(ctx context.Context, c client.Client, id, runID string, asJSON bool)
 			return printReport(rep, asJSON)
 		case <-tick.C:
 			if p, err := queryProgress(ctx, c, id, runID); err == nil {
-				printProgress(p, &shown, &phase)
+				printProgress(p, &view)
 			}
 		case <-ctx.Done():
 			fmt.Fprintf(stderr, "\nstopped following; the run goes on: starter watch %s\n", id)
@@ -276,14 +276,26 @@ func queryProgress(ctx context.Context, c client.Client, id, runID string) (work
 	return p, v.Get(&p)
 }
 
-func printProgress(p workflows.Progress, shown *int, phase *string) {
-	if p.Phase != *phase {
-		*phase = p.Phase
+// progressView remembers what has been printed, so each line shows once.
+type progressView struct {
+	rounds    int
+	phase     string
+	planShown bool
+}
+
+func printProgress(p workflows.Progress, v *progressView) {
+	if p.Phase != v.phase {
+		v.phase = p.Phase
 		fmt.Fprintf(stderr, "· %s\n", p.Phase)
-		if p.Phase == workflows.PhaseSearching && p.Plan != nil {
-			fmt.Fprintf(stderr, "  plan (%s): %s\n", p.Plan.Planner, strings.Join(p.Plan.SearchQueries, " | "))
+	}
+	if p.Plan != nil && !v.planShown {
+		v.planShown = true
+		fmt.Fprintf(stderr, "  plan (%s): %s\n", p.Plan.Planner, strings.Join(p.Plan.SearchQueries, " | "))
+		if p.Plan.FallbackReason != "" {
+			fmt.Fprintf(stderr, "  planner fallback: %s\n", p.Plan.FallbackReason)
 		}
 	}
+	shown := &v.rounds
 	for ; *shown < len(p.Rounds); *shown++ {
 		r := p.Rounds[*shown]
 		score := "  –  "

@@ -82,3 +82,12 @@ func TestHarnessCycleWorkflow(t *testing.T) {
 		t.Errorf("report %+v", rep)
 	}
 }
+
+func TestExpansionID(t *testing.T) {
+	if got := ExpansionID(SaturationMonitorID, 12); got != "sated-expansion-c12" {
+		t.Errorf("default monitor: %s", got)
+	}
+	if got := ExpansionID("mon-test", 3); got != "mon-test-expansion-c3" {
+		t.Errorf("other monitor: %s", got)
+	}
+}

@@ -30,8 +30,11 @@ func ExpansionWorkflow(ctx workflow.Context, req ExpansionRequest) (ExpansionSta
 	if err := workflow.SetQueryHandler(ctx, ExpansionStatusQuery, func() (ExpansionStatus, error) { return x.s, nil }); err != nil {
 		return x.s, err
 	}
-	for name, approve := range map[string]bool{ExpansionApproveUpdate: true, ExpansionRejectUpdate: false} {
-		approve := approve
+	for _, h := range []struct {
+		name    string
+		approve bool
+	}{{ExpansionApproveUpdate, true}, {ExpansionRejectUpdate, false}} {
+		name, approve := h.name, h.approve
 		if err := workflow.SetUpdateHandlerWithOptions(ctx, name, func(ctx workflow.Context, r DecideRequest) (ExpansionStatus, error) {
 			// two decisions delivered together both pass validation; the first one wins
 			if err := x.validateDecision(r, approve); err != nil {

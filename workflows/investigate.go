@@ -388,14 +388,20 @@ func (inv *investigation) followBreadcrumbs(ranked []investigate.Breadcrumb, n i
 	}
 }
 
-// claims extracts the key claims of every finding.
+// maxClaims bounds verification, which compares every claim with every other.
+const maxClaims = 80
+
+// claims extracts the key claim of each finding, in citation order, up to maxClaims.
 func (inv *investigation) claims() ([]investigate.Claim, map[string]string) {
 	var out []investigate.Claim
 	pages := map[string]string{}
 	for _, f := range inv.findings {
+		if len(out) == maxClaims {
+			break
+		}
 		text := f.Title + ". " + f.Snippet
 		pages[f.URL] = text
-		out = append(out, investigate.Claims(f.URL, text, 2)...)
+		out = append(out, investigate.Claims(f.URL, text, 1)...)
 	}
 	return out, pages
 }

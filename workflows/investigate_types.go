@@ -147,6 +147,7 @@ type SourceLoopRequest struct {
 	TimeLimit       time.Duration      `json:"time_limit"`
 	ResultsPerQuery int                `json:"results_per_query"`
 	Known           []string           `json:"known,omitempty"` // normalized URLs the source found before
+	Asked           []string           `json:"asked,omitempty"` // queries the source ran before
 	Budget          investigate.Budget `json:"budget"`
 	UseModel        bool               `json:"use_model"`
 	NoCache         bool               `json:"no_cache,omitempty"`

@@ -213,27 +213,43 @@ type Page struct {
 
 // Cites reports whether a's text links to b's URL.
 func Cites(a, b Page) bool {
-	nb := search.NormalizeURL(b.URL)
-	if nb == "" {
+	return cites(strings.ToLower(a.Text), search.NormalizeURL(b.URL))
+}
+
+// cites reports whether lowered text holds the normalized URL, with or without its scheme.
+func cites(lowered, normalized string) bool {
+	if normalized == "" {
 		return false
 	}
-	text := strings.ToLower(a.Text)
-	bare := strings.TrimPrefix(strings.TrimPrefix(nb, "https://"), "http://")
-	return strings.Contains(text, strings.ToLower(nb)) || strings.Contains(bare, "/") && strings.Contains(text, strings.ToLower(bare))
+	n := strings.ToLower(normalized)
+	bare := strings.TrimPrefix(strings.TrimPrefix(n, "https://"), "http://")
+	return strings.Contains(lowered, n) || strings.Contains(bare, "/") && strings.Contains(lowered, bare)
 }
 
 // Independent reports whether two pages are independent witnesses: different sites (pages
 // without a site, like local files, are never independent of each other), not the same page,
 // and neither citing the other.
 func Independent(a, b Page) (bool, string) {
-	if search.NormalizeURL(a.URL) == search.NormalizeURL(b.URL) {
+	return independent(newWitness(a.URL, a.Text, nil), newWitness(b.URL, b.Text, nil))
+}
+
+// witness is a page with what the pairwise checks need computed once.
+type witness struct {
+	key, site, lowered string
+	official           bool
+}
+
+func newWitness(u, text string, official []string) witness {
+	return witness{key: search.NormalizeURL(u), site: Site(u), lowered: strings.ToLower(text), official: IsOfficial(u, official)}
+}
+
+func independent(a, b witness) (bool, string) {
+	switch {
+	case a.key == b.key:
 		return false, "same page"
-	}
-	sa, sb := Site(a.URL), Site(b.URL)
-	if sa == "" || sb == "" || sa == sb {
+	case a.site == "" || b.site == "" || a.site == b.site:
 		return false, "same site"
-	}
-	if Cites(a, b) || Cites(b, a) {
+	case cites(a.lowered, b.key) || cites(b.lowered, a.key):
 		return false, "one cites the other"
 	}
 	return true, ""
@@ -345,6 +361,16 @@ func anyPair(xs, ys []string, f func(a, b string) bool) bool {
 	return false
 }
 
+// maxEvidence bounds the URLs listed per claim; the tag already counts them all.
+const maxEvidence = 5
+
+func appendCapped(xs []string, x string) []string {
+	if len(xs) >= maxEvidence {
+		return xs
+	}
+	return appendOnce(xs, x)
+}
+
 // VerifiedClaim is a claim with its tag and the evidence for it.
 type VerifiedClaim struct {
 	Claim
@@ -361,28 +387,35 @@ type VerifiedClaim struct {
 // unverified_single otherwise. pages gives each URL's text for the citing check.
 func Verify(claims []Claim, pages map[string]string, official []string) []VerifiedClaim {
 	subj := make([]map[string]bool, len(claims))
+	wit := make([]witness, len(claims))
+	byURL := map[string]witness{}
 	for i, c := range claims {
 		subj[i] = subjectWords(c.Text)
+		w, ok := byURL[c.URL]
+		if !ok {
+			w = newWitness(c.URL, pages[c.URL], official)
+			byURL[c.URL] = w
+		}
+		wit[i] = w
 	}
 	out := make([]VerifiedClaim, len(claims))
 	for i, c := range claims {
-		v := VerifiedClaim{Claim: c, Official: IsOfficial(c.URL, official)}
+		v := VerifiedClaim{Claim: c, Official: wit[i].official}
 		officialAgrees := v.Official
 		for j, o := range claims {
-			if i == j || search.NormalizeURL(o.URL) == search.NormalizeURL(c.URL) || jaccard(subj[i], subj[j]) < SameSubjectShare {
+			if i == j || wit[i].key == wit[j].key || jaccard(subj[i], subj[j]) < SameSubjectShare {
 				continue
 			}
 			if why := Conflict(c, o); why != "" {
-				v.Contradictions = appendOnce(v.Contradictions, o.URL+": "+why)
+				v.Contradictions = appendCapped(v.Contradictions, o.URL+": "+why)
 				continue
 			}
-			ok, why := Independent(Page{c.URL, pages[c.URL]}, Page{o.URL, pages[o.URL]})
-			if !ok {
-				v.Dependent = appendOnce(v.Dependent, o.URL+": "+why)
+			if ok, why := independent(wit[i], wit[j]); !ok {
+				v.Dependent = appendCapped(v.Dependent, o.URL+": "+why)
 				continue
 			}
-			v.Corroborations = appendOnce(v.Corroborations, o.URL)
-			officialAgrees = officialAgrees || IsOfficial(o.URL, official)
+			v.Corroborations = appendCapped(v.Corroborations, o.URL)
+			officialAgrees = officialAgrees || wit[j].official
 		}
 		switch {
 		case len(v.Contradictions) > 0:

@@ -56,10 +56,19 @@ func OpenSQLiteFTS(path string) (*SQLiteFTS, error) {
 		return nil, fmt.Errorf("open full-text index %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1) // one writer; FTS5 queries are fast enough to share it
-	_, err = db.Exec(`CREATE VIRTUAL TABLE IF NOT EXISTS facts USING fts5(id UNINDEXED, task UNINDEXED, fact, tokenize='porter unicode61')`)
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open full-text index %s (is it a sated SQLite file?): %w", path, err)
+	// An FTS5 index over an ordinary table: the table's unique id and task indexes make
+	// replace and delete cheap, the triggers keep the index in step.
+	for _, stmt := range []string{
+		`CREATE TABLE IF NOT EXISTS obs(rid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, task TEXT NOT NULL, fact TEXT NOT NULL)`,
+		`CREATE INDEX IF NOT EXISTS obs_task ON obs(task)`,
+		`CREATE VIRTUAL TABLE IF NOT EXISTS obs_fts USING fts5(fact, content='obs', content_rowid='rid', tokenize='porter unicode61')`,
+		`CREATE TRIGGER IF NOT EXISTS obs_ai AFTER INSERT ON obs BEGIN INSERT INTO obs_fts(rowid, fact) VALUES (new.rid, new.fact); END`,
+		`CREATE TRIGGER IF NOT EXISTS obs_ad AFTER DELETE ON obs BEGIN INSERT INTO obs_fts(obs_fts, rowid, fact) VALUES ('delete', old.rid, old.fact); END`,
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open full-text index %s (is it a sated SQLite file?): %w", path, err)
+		}
 	}
 	return &SQLiteFTS{db: db, path: path}, nil
 }
@@ -78,10 +87,10 @@ func (f *SQLiteFTS) Index(ctx context.Context, docs []TextDoc) error {
 	}
 	defer tx.Rollback()
 	for _, d := range docs {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM facts WHERE id = ?`, d.ID); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM obs WHERE id = ?`, d.ID); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO facts(id, task, fact) VALUES (?, ?, ?)`, d.ID, d.Task, d.Text); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO obs(id, task, fact) VALUES (?, ?, ?)`, d.ID, d.Task, d.Text); err != nil {
 			return err
 		}
 	}
@@ -94,7 +103,7 @@ func (f *SQLiteFTS) Search(ctx context.Context, query string, limit int) ([]Text
 	if expr == "" || limit <= 0 {
 		return nil, nil
 	}
-	rows, err := f.db.QueryContext(ctx, `SELECT id, bm25(facts) FROM facts WHERE facts MATCH ? ORDER BY bm25(facts) LIMIT ?`, expr, limit)
+	rows, err := f.db.QueryContext(ctx, `SELECT obs.id, bm25(obs_fts) FROM obs_fts JOIN obs ON obs.rid = obs_fts.rowid WHERE obs_fts MATCH ? ORDER BY bm25(obs_fts) LIMIT ?`, expr, limit)
 	if err != nil {
 		return nil, fmt.Errorf("full-text search: %w", err)
 	}
@@ -128,7 +137,7 @@ func matchExpr(query string) string {
 // Delete removes documents by ID.
 func (f *SQLiteFTS) Delete(ctx context.Context, ids []string) error {
 	for _, id := range ids {
-		if _, err := f.db.ExecContext(ctx, `DELETE FROM facts WHERE id = ?`, id); err != nil {
+		if _, err := f.db.ExecContext(ctx, `DELETE FROM obs WHERE id = ?`, id); err != nil {
 			return err
 		}
 	}
@@ -137,7 +146,7 @@ func (f *SQLiteFTS) Delete(ctx context.Context, ids []string) error {
 
 // DeleteTask removes every document of a task.
 func (f *SQLiteFTS) DeleteTask(ctx context.Context, task string) error {
-	_, err := f.db.ExecContext(ctx, `DELETE FROM facts WHERE task = ?`, task)
+	_, err := f.db.ExecContext(ctx, `DELETE FROM obs WHERE task = ?`, task)
 	return err
 }
 

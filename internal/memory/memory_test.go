@@ -324,7 +324,7 @@ func TestMatchExprIsSafe(t *testing.T) {
 	s := open(t, t.TempDir())
 	_, err := s.Remember(ctx, facts)
 	require.NoError(t, err)
-	for _, q := range []string{`"unbalanced`, `NEAR(a b)`, `col:fact`, `a AND OR NOT`, `*`, `'); DROP TABLE facts; --`} {
+	for _, q := range []string{`"unbalanced`, `NEAR(a b)`, `col:fact`, `a AND OR NOT`, `*`, `'); DROP TABLE obs; --`} {
 		_, err := s.Search(ctx, q, 3)
 		require.NoError(t, err, q)
 	}

@@ -98,7 +98,11 @@ func Queries(question string) []string {
 	cands = append(cands, strings.Join(top(terms, 3), " "))
 	if len(terms) > 3 {
 		half := len(terms) / 2
-		cands = append(cands, strings.Join(top(terms[half:], 4), " ")+" "+top(terms, 1)[0])
+		tail := top(terms[half:], 4)
+		if anchor := top(terms, 1)[0]; !containsFold(tail, anchor) {
+			tail = append([]string{anchor}, tail...)
+		}
+		cands = append(cands, strings.Join(tail, " "))
 		cands = append(cands, strings.Join(top(terms[:half], 4), " "))
 	}
 	cands = append(cands, strings.Join(top(terms, 2), " ")+" overview")
@@ -180,4 +184,13 @@ func GapQuery(question, knowledge string, previous []string) string {
 		}
 	}
 	return ""
+}
+
+func containsFold(ws []string, w string) bool {
+	for _, x := range ws {
+		if strings.EqualFold(x, w) {
+			return true
+		}
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -37,6 +38,15 @@ func TestQueriesNeverTheRawQuestion(t *testing.T) {
 	}
 	if got := Queries("How does the Go garbage collector decide when to run, and how can GOGC and GOMEMLIMIT tune it?"); len(got) != 3 {
 		t.Fatalf("want 3 queries, got %v", got)
+	}
+	for _, q := range Queries("What does the Go memory model guarantee, and how do channels and sync.Once create happens-before edges?") {
+		seen := map[string]bool{}
+		for _, w := range Terms(q) {
+			if seen[strings.ToLower(w)] {
+				t.Errorf("query %q repeats %q", q, w)
+			}
+			seen[strings.ToLower(w)] = true
+		}
 	}
 	if got := Queries("?!"); got != nil {
 		t.Fatalf("no terms must give no queries, got %v", got)

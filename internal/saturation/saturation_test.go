@@ -195,3 +195,19 @@ func TestParseMetrics(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRecordMath is the per-cycle math the monitor does: score with the window's deltas,
+// prune, aggregate and decide over 90 days of daily snapshots.
+func BenchmarkRecordMath(b *testing.B) {
+	now := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	var s []Snapshot
+	for i := 0; i < 90; i++ {
+		s = append(s, Snapshot{Cycle: i, At: now.Add(time.Duration(i-89) * 24 * time.Hour), Breakdown: Breakdown{Score: 0.8, Level: LevelHigh}})
+	}
+	m := Metrics{CeilingRate: 1, RegressionPassRate: 1, ProposalPassRate: 1, AuditorUnanimity: 1}
+	b.ReportAllocs()
+	for b.Loop() {
+		Score(m, Deltas(Recent(s)))
+		Decide(AggregateOf(Prune(s, now)))
+	}
+}

@@ -1,0 +1,178 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/sated-dev/sated/internal/investigate"
+	"github.com/sated-dev/sated/internal/llm"
+	"github.com/sated-dev/sated/internal/search"
+)
+
+// invModel answers GenerateJSON with scripted answers, validating them like the real client:
+// a bad first answer gets the next one as its repair, two bad ones are a fallback.
+type invModel struct {
+	answers []string
+	prompts []string
+}
+
+func (m *invModel) Configured(s llm.Stage) bool { return s == llm.Planner }
+func (m *invModel) Generate(context.Context, llm.Stage, string, string) (string, llm.Usage, error) {
+	return "", llm.Usage{}, errors.New("not scripted")
+}
+func (m *invModel) GenerateFitted(context.Context, llm.Stage, string, string, []string, func([]string) string) (string, llm.Usage, int, error) {
+	return "", llm.Usage{}, 0, errors.New("not scripted")
+}
+func (m *invModel) Embed(context.Context, []string) ([][]float32, llm.Usage, error) {
+	return nil, llm.Usage{}, errors.New("not scripted")
+}
+func (m *invModel) Describe(context.Context, string) (string, llm.Usage, error) {
+	return "", llm.Usage{}, errors.New("not scripted")
+}
+func (m *invModel) GenerateJSON(_ context.Context, _ llm.Stage, _, prompt string, _ json.RawMessage, out any, validate func() error) (llm.Outcome, llm.Usage, error) {
+	m.prompts = append(m.prompts, prompt)
+	try := func() error {
+		if len(m.answers) == 0 {
+			return errors.New("no answer")
+		}
+		a := m.answers[0]
+		m.answers = m.answers[1:]
+		if err := json.Unmarshal([]byte(a), out); err != nil {
+			return err
+		}
+		return validate()
+	}
+	first := try()
+	if first == nil {
+		return llm.Outcome{}, llm.Usage{Calls: 1}, nil
+	}
+	if second := try(); second != nil {
+		return llm.Outcome{Fallback: true, Reason: first.Error() + "; " + second.Error()}, llm.Usage{Calls: 2}, nil
+	}
+	return llm.Outcome{Repaired: true, Reason: first.Error()}, llm.Usage{Calls: 2}, nil
+}
+
+func decide(t *testing.T, acts *Activities, in SourceDecisionInput) (SourceDecisionOutput, error) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestActivityEnvironment()
+	env.RegisterActivity(acts)
+	v, err := env.ExecuteActivity(acts.DecideSourceQuery, in)
+	if err != nil {
+		return SourceDecisionOutput{}, err
+	}
+	var out SourceDecisionOutput
+	require.NoError(t, v.Get(&out))
+	return out, nil
+}
+
+var invCtx = investigate.DecisionContext{Question: "How does GOGC tune the Go garbage collector?", Task: "t",
+	Hypothesis: "GOGC garbage collector tuning", Source: "corpus", Characteristics: "deep", Ceiling: 5,
+	SeedQueries: []string{"GOGC garbage collector"},
+	History:     []investigate.QueryEvent{{N: 1, Query: "GOGC tuning", Results: 8, New: 6, Duplicates: 2, Incremental: 75}}}
+
+func TestDecideSourceQueryModelAndFallbacks(t *testing.T) {
+	good := `{"action":"continue","reasoning":"75% new","next_query":"GOGC heap target","query_rationale":"heap goal","expected_new_results":"high","confidence_gaps_fillable":70}`
+	repeat := `{"action":"continue","reasoning":"r","next_query":"gogc tuning","query_rationale":"q","expected_new_results":"low","confidence_gaps_fillable":5}`
+
+	m := &invModel{answers: []string{good}}
+	out, err := decide(t, NewActivities(Deps{Model: m}), SourceDecisionInput{Context: invCtx, UseModel: true})
+	require.NoError(t, err)
+	require.Equal(t, investigate.DeciderModel, out.Decider)
+	require.Equal(t, "GOGC heap target", out.Decision.NextQuery)
+	require.Equal(t, 1, out.Usage.Calls)
+	require.Contains(t, m.prompts[0], `"GOGC tuning" -> 8 results, 6 new, 2 duplicates (75% new)`)
+
+	m = &invModel{answers: []string{repeat, good}}
+	out, err = decide(t, NewActivities(Deps{Model: m}), SourceDecisionInput{Context: invCtx, UseModel: true})
+	require.NoError(t, err)
+	require.Equal(t, investigate.DeciderModel, out.Decider)
+	require.Contains(t, out.Fallback, "repaired")
+
+	m = &invModel{answers: []string{repeat, `{"action":"perhaps"}`}}
+	out, err = decide(t, NewActivities(Deps{Model: m}), SourceDecisionInput{Context: invCtx, UseModel: true})
+	require.NoError(t, err)
+	require.Equal(t, investigate.DeciderHeuristic, out.Decider, "two bad answers fall back to the heuristic")
+	require.Contains(t, out.Fallback, "model decision unusable")
+	require.Contains(t, out.Fallback, "repeats an earlier query")
+	require.Equal(t, "GOGC garbage collector", out.Decision.NextQuery)
+	require.Equal(t, 2, out.Usage.Calls)
+
+	out, err = decide(t, NewActivities(Deps{}), SourceDecisionInput{Context: invCtx, UseModel: true})
+	require.NoError(t, err)
+	require.Equal(t, investigate.DeciderHeuristic, out.Decider)
+	require.Equal(t, "no planner model configured", out.Fallback)
+
+	bad := invCtx
+	bad.Ceiling = 0
+	_, err = decide(t, NewActivities(Deps{}), SourceDecisionInput{Context: bad})
+	var appErr *temporal.ApplicationError
+	require.True(t, errors.As(err, &appErr))
+	require.Equal(t, "BadInput", appErr.Type())
+}
+
+func TestPlanInvestigation(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	run := func(acts *Activities, in InvestigationPlanInput) InvestigationPlanOutput {
+		env := s.NewTestActivityEnvironment()
+		env.RegisterActivity(acts)
+		v, err := env.ExecuteActivity(acts.PlanInvestigation, in)
+		require.NoError(t, err)
+		var out InvestigationPlanOutput
+		require.NoError(t, v.Get(&out))
+		return out
+	}
+	q := "How does the Go garbage collector decide when to run, and how can GOGC tune it?"
+	out := run(NewActivities(Deps{}), InvestigationPlanInput{Question: q, Sources: []string{"corpus", "searxng"}})
+	require.Equal(t, "deterministic", out.Planner)
+	require.Len(t, out.Tasks, 1)
+	require.NotEmpty(t, out.Tasks[0].Hypotheses)
+	for _, h := range out.Tasks[0].Hypotheses {
+		require.Equal(t, []string{"corpus", "searxng"}, h.Sources)
+		require.NotEqual(t, q, h.SeedQueries[0])
+	}
+
+	m := &invModel{answers: []string{`{"tasks":[{"task":"trigger","hypotheses":[{"hypothesis":"pacer","sources":["corpus"],"queries":["GC pacer", "` + q + `"]}]}]}`}}
+	out = run(NewActivities(Deps{Model: m}), InvestigationPlanInput{Question: q, Sources: []string{"corpus", "searxng"}, UseModel: true})
+	require.Equal(t, "model", out.Planner)
+	require.Equal(t, []string{"GC pacer"}, out.Tasks[0].Hypotheses[0].SeedQueries, "the raw question is dropped")
+
+	m = &invModel{answers: []string{`{"tasks":[{"task":"x","hypotheses":[{"hypothesis":"h","sources":["altavista"],"queries":[]}]}]}`, `{"tasks":[]}`}}
+	out = run(NewActivities(Deps{Model: m}), InvestigationPlanInput{Question: q, Sources: []string{"corpus"}, UseModel: true})
+	require.Equal(t, "deterministic", out.Planner)
+	require.Contains(t, out.Fallback, "altavista")
+}
+
+func TestCheckInvestigationSourcesAndReport(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	acts := NewActivities(Deps{Providers: map[string]search.Provider{"corpus": nil}, ReportDir: t.TempDir()})
+	env := s.NewTestActivityEnvironment()
+	env.RegisterActivity(acts)
+	_, err := env.ExecuteActivity(acts.CheckInvestigationSources, InvestigationSourcesInput{Sources: []string{"corpus", "brave", "searxng"}})
+	require.ErrorContains(t, err, "brave (no API key on the worker: set SATED_BRAVE_API_KEY); searxng (not configured on the worker)")
+	_, err = env.ExecuteActivity(acts.CheckInvestigationSources, InvestigationSourcesInput{Sources: []string{"corpus"}})
+	require.NoError(t, err)
+
+	v, err := env.ExecuteActivity(acts.WriteInvestigationReport, InvestigationReportInput{Report: investigate.Report{Question: "Q?", WorkflowID: "inv/1",
+		Events: []investigate.QueryEvent{{Source: "corpus", N: 1, Query: "q"}}}})
+	require.NoError(t, err)
+	var out InvestigationReportOutput
+	require.NoError(t, v.Get(&out))
+	md, err := os.ReadFile(out.MarkdownPath)
+	require.NoError(t, err)
+	require.Equal(t, out.Markdown, string(md))
+	js, err := os.ReadFile(out.JSONPath)
+	require.NoError(t, err)
+	var back investigate.Report
+	require.NoError(t, json.Unmarshal(js, &back))
+	require.Equal(t, "q", back.Events[0].Query)
+
+	require.Equal(t, "sated-source-brave", SourceTaskQueue("brave"))
+	require.Greater(t, SourceRateLimits["corpus"], SourceRateLimits["duckduckgo"])
+}

@@ -1,0 +1,192 @@
+package workflows
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/sated-dev/sated/activities"
+	"github.com/sated-dev/sated/internal/corpus"
+	"github.com/sated-dev/sated/internal/eval"
+	"github.com/sated-dev/sated/internal/investigate"
+	"github.com/sated-dev/sated/internal/novelty"
+	"github.com/sated-dev/sated/internal/plan"
+	"github.com/sated-dev/sated/internal/search"
+	"github.com/sated-dev/sated/internal/testenv"
+)
+
+// renamed serves an index under another source's name, so a small index stands in for a
+// shallow web source in the benchmark.
+type renamed struct {
+	*corpus.Index
+	name string
+}
+
+func (r renamed) Name() string { return r.name }
+
+func (r renamed) Search(ctx context.Context, q string, limit int) ([]search.Result, error) {
+	rs, err := r.Index.Search(ctx, q, min(limit, 5)) // a shallow source: few results per query
+	for i := range rs {
+		rs[i].Provider = r.name
+	}
+	return rs, err
+}
+
+func benchIndex(b *testing.B, dir string, inputs ...string) *corpus.Index {
+	x, err := corpus.Open(filepath.Join(b.TempDir(), dir+".db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { x.Close() })
+	if _, err := x.IndexPaths(context.Background(), inputs, corpus.IndexOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	return x
+}
+
+// relevant: a result whose title and snippet name at least two of the question's terms.
+func relevant(r search.Result, terms []string) bool {
+	words := novelty.WordSet(r.Title + " " + r.Snippet)
+	n := 0
+	for _, t := range terms {
+		if words[strings.ToLower(t)] {
+			n++
+		}
+	}
+	return n >= 2
+}
+
+type benchOutcome struct {
+	results []search.Result
+	wall    time.Duration
+}
+
+func countRelevant(rs []search.Result, terms []string) int {
+	n := 0
+	for _, r := range rs {
+		if relevant(r, terms) {
+			n++
+		}
+	}
+	return n
+}
+
+// recall is the share of gold facts found in the bodies of the retrieved documents.
+func recall(b *testing.B, x *corpus.Index, rs []search.Result, gold []eval.Fact) float64 {
+	var text strings.Builder
+	for _, r := range rs {
+		if d, err := x.Document(context.Background(), r.DocID); err == nil {
+			text.WriteString(d.Body + "\n")
+		}
+	}
+	got, total, _ := eval.FactRecall(text.String(), gold)
+	return eval.Recall(got, total)
+}
+
+// BenchmarkInvestigationVsBaseline compares the investigation with one query per source on the
+// Go question set: "corpus" indexes GOROOT/doc plus GOROOT/src/runtime and sync (rich), and
+// "duckduckgo" is GOROOT/doc alone answering 5 results per query (shallow). Run with
+// go test ./workflows -run '^$' -bench InvestigationVsBaseline -benchtime 1x
+func BenchmarkInvestigationVsBaseline(b *testing.B) {
+	root := filepath.Dir(testenv.GoDocDir(b))
+	f, err := os.Open(filepath.Join(testenv.ModuleRoot(b), "internal/eval/testdata/go-questions.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	qs, err := eval.ParseQuestions(f)
+	f.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	rich := benchIndex(b, "rich", filepath.Join(root, "doc"), filepath.Join(root, "src/runtime"), filepath.Join(root, "src/sync"))
+	shallow := benchIndex(b, "shallow", filepath.Join(root, "doc"))
+	providers := map[string]search.Provider{"corpus": rich, "duckduckgo": renamed{shallow, "duckduckgo"}}
+	sources := []string{"corpus", "duckduckgo"}
+	acts := activities.NewActivities(activities.Deps{Providers: providers})
+
+	for b.Loop() {
+		var baseRel, invRel, baseN, invN, hyps, richQ, shallowQ int
+		var baseRecall, invRecall float64
+		var baseWall, invWall time.Duration
+		for _, q := range qs {
+			terms := plan.Terms(q.Question)
+			// baseline: the first planned query, once per source, sources in parallel
+			t0 := time.Now()
+			var mu sync.Mutex
+			var base []search.Result
+			var wg sync.WaitGroup
+			for _, s := range sources {
+				wg.Go(func() {
+					rs, err := providers[s].Search(context.Background(), plan.Queries(q.Question)[0], 8)
+					if err != nil {
+						b.Error(err)
+					}
+					mu.Lock()
+					base = append(base, rs...)
+					mu.Unlock()
+				})
+			}
+			wg.Wait()
+			baseWall += time.Since(t0)
+			seen := map[string]bool{}
+			base, _ = investigate.Within(seen, base)
+
+			var suite testsuite.WorkflowTestSuite
+			suite.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+			env := suite.NewTestWorkflowEnvironment()
+			env.RegisterWorkflow(InvestigationWorkflow)
+			env.RegisterWorkflow(SourceLoopWorkflow)
+			env.RegisterActivity(acts)
+			t1 := time.Now()
+			env.ExecuteWorkflow(InvestigationWorkflow, InvestigationRequest{Question: q.Question, Sources: sources, NoModel: true})
+			invWall += time.Since(t1)
+			if err := env.GetWorkflowError(); err != nil {
+				b.Fatal(err)
+			}
+			var rep InvestigationReport
+			if err := env.GetWorkflowResult(&rep); err != nil {
+				b.Fatal(err)
+			}
+			var found []search.Result
+			for _, f := range rep.Findings {
+				found = append(found, f.Result)
+			}
+			br, ir := countRelevant(base, terms), countRelevant(found, terms)
+			bRec, iRec := recall(b, rich, base, q.Gold), recall(b, rich, found, q.Gold)
+			var rq, sq, h int
+			for _, l := range rep.Loops {
+				if l.Source == "corpus" {
+					rq += l.Queries
+					h++
+				} else {
+					sq += l.Queries
+				}
+			}
+			b.Logf("%-22s baseline %2d relevant of %2d (recall %.2f) | investigation %3d relevant of %3d (recall %.2f), %d hypotheses, queries corpus %d / duckduckgo %d",
+				q.ID, br, len(base), bRec, ir, len(found), iRec, h, rq, sq)
+			baseRel, invRel, baseN, invN = baseRel+br, invRel+ir, baseN+len(base), invN+len(found)
+			baseRecall, invRecall = baseRecall+bRec, invRecall+iRec
+			hyps, richQ, shallowQ = hyps+h, richQ+rq, shallowQ+sq
+		}
+		n := float64(len(qs))
+		b.ReportMetric(float64(baseRel)/n, "base-relevant/q")
+		b.ReportMetric(float64(invRel)/n, "inv-relevant/q")
+		b.ReportMetric(float64(invRel)/float64(max(baseRel, 1)), "relevant-ratio")
+		b.ReportMetric(baseRecall/n, "base-recall")
+		b.ReportMetric(invRecall/n, "inv-recall")
+		b.ReportMetric(float64(invWall)/float64(baseWall), "wall-ratio")
+		b.ReportMetric(float64(invWall.Milliseconds())/n, "inv-ms/q")
+		b.ReportMetric(float64(richQ)/float64(max(hyps, 1)), "corpus-queries/hyp")
+		b.ReportMetric(float64(shallowQ)/float64(max(hyps, 1)), "ddg-queries/hyp")
+		b.Logf("totals: baseline %d relevant of %d, investigation %d relevant of %d", baseRel, baseN, invRel, invN)
+	}
+}
