@@ -148,6 +148,15 @@ func run(serveMemory bool) error {
 	w := worker.New(c, env.TaskQueue, worker.Options{})
 	w.RegisterWorkflow(workflows.ResearchWorkflow)
 	w.RegisterActivity(activities.NewActivities(deps))
+	// the harness monitor, its cycles and expansions
+	w.RegisterWorkflow(workflows.SaturationMonitorWorkflow)
+	w.RegisterWorkflow(workflows.HarnessCycleWorkflow)
+	w.RegisterWorkflow(workflows.ExpansionWorkflow)
+	var harnessModel activities.HarnessModel
+	if m, ok := deps.Model.(*llm.Client); ok {
+		harnessModel = m
+	}
+	w.RegisterActivity(activities.NewHarnessActivities(env.HarnessDir(), c, env.TaskQueue, harnessModel))
 	workers := []worker.Worker{w}
 	if memStore != nil {
 		mw := worker.New(c, env.MemoryTaskQueue, worker.Options{})
