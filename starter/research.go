@@ -66,6 +66,7 @@ func newResearchFlags(name string) *researchFlags {
 	fs.StringVar(&f.id, "id", "", "workflow id (default: research-<slug>-<hash>)")
 	fs.BoolVar(&f.detach, "detach", false, "start and print the id without following")
 	fs.BoolVar(&f.asJSON, "json", false, "print the final report as JSON")
+	fs.String("mode", "research", "research (one saturation loop) or investigate (per-source loops, verification)")
 	return f
 }
 
@@ -178,6 +179,19 @@ func uiLink(id string) string {
 }
 
 func researchCmd(ctx context.Context, args []string) error {
+	// --mode investigate hands the whole command line to the investigation mode
+	for i, a := range args {
+		switch {
+		case a == "--mode" || a == "-mode":
+			if i+1 < len(args) && args[i+1] == "investigate" {
+				return investigateCmd(ctx, append(append([]string{}, args[:i]...), args[i+2:]...))
+			} else if i+1 < len(args) && args[i+1] != "research" {
+				return usagef("unknown mode %q (want research or investigate)", args[i+1])
+			}
+		case a == "--mode=investigate" || a == "-mode=investigate":
+			return investigateCmd(ctx, append(append([]string{}, args[:i]...), args[i+1:]...))
+		}
+	}
 	f := newResearchFlags("research")
 	pos, err := parseInterleaved(f.fs, args)
 	if err != nil {

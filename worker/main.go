@@ -11,6 +11,7 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -84,6 +85,13 @@ func run(serveMemory bool) error {
 	if env.SearxngURL != "" {
 		providers["searxng"] = search.NewSearXNG(env.SearxngURL, nil)
 	}
+	if key := os.Getenv("SATED_BRAVE_API_KEY"); key != "" {
+		b, err := search.NewBrave(key, os.Getenv("SATED_BRAVE_URL"), nil)
+		if err != nil {
+			return err
+		}
+		providers["brave"] = b
+	}
 	if env.DuckDuckGoURL != "" {
 		providers["duckduckgo"] = search.NewDuckDuckGo(env.DuckDuckGoURL, nil)
 	}
@@ -147,7 +155,11 @@ func run(serveMemory bool) error {
 
 	w := worker.New(c, env.TaskQueue, worker.Options{})
 	w.RegisterWorkflow(workflows.ResearchWorkflow)
-	w.RegisterActivity(activities.NewActivities(deps))
+	acts := activities.NewActivities(deps)
+	w.RegisterActivity(acts)
+	// investigation mode: per-source loops, each provider's searches on its own rate-limited queue
+	w.RegisterWorkflow(workflows.InvestigationWorkflow)
+	w.RegisterWorkflow(workflows.SourceLoopWorkflow)
 	// the harness monitor, its cycles and expansions
 	w.RegisterWorkflow(workflows.SaturationMonitorWorkflow)
 	w.RegisterWorkflow(workflows.HarnessCycleWorkflow)
@@ -158,6 +170,12 @@ func run(serveMemory bool) error {
 	}
 	w.RegisterActivity(activities.NewHarnessActivities(env.HarnessDir(), c, env.TaskQueue, harnessModel))
 	workers := []worker.Worker{w}
+	for _, name := range keys(providers) {
+		sw := worker.New(c, activities.SourceTaskQueue(name), worker.Options{
+			TaskQueueActivitiesPerSecond: activities.SourceRateLimits[name]})
+		sw.RegisterActivity(acts)
+		workers = append(workers, sw)
+	}
 	if memStore != nil {
 		mw := worker.New(c, env.MemoryTaskQueue, worker.Options{})
 		mw.RegisterWorkflow(workflows.MemoryAdminWorkflow)
@@ -185,5 +203,6 @@ func keys(m map[string]search.Provider) []string {
 	for k := range m {
 		out = append(out, k)
 	}
+	sort.Strings(out)
 	return out
 }

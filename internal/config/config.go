@@ -24,7 +24,7 @@ const (
 )
 
 // Known search providers.
-var Providers = []string{"corpus", "searxng", "duckduckgo", "meilisearch"}
+var Providers = []string{"corpus", "searxng", "duckduckgo", "brave", "meilisearch"}
 
 // MaxQuestionBytes bounds the question a run accepts.
 const MaxQuestionBytes = 4096
