@@ -10,6 +10,7 @@ export SATED_REQUIRE_INTEGRATION
 
 TEST_ENV := TEMPORAL_ADDRESS=127.0.0.1:7233 OLLAMA_HOST=http://127.0.0.1:11434 \
 	SATED_TEST_MODEL=sated-test-stories SATED_TEST_RANDOM_MODEL=sated-test-random
+PKGS ?= ./...
 TESTFLAGS ?=
 BENCH ?= .
 BENCHTIME ?= 500ms
@@ -22,6 +23,7 @@ help: ## list the targets
 	@echo
 	@echo "  make run OLLAMA=1 SATED_PLANNER_MODEL=... starts Ollama and gives stages a model;"
 	@echo "  CORPUS='dir ...' and Q='question' choose what 'make run' indexes and asks."
+	@echo "  PKGS=./internal/... TESTFLAGS=-v narrow 'make test'; BENCH=regexp BENCHTIME=1s tune 'make bench'."
 
 tools: ## install the Temporal CLI and Ollama into .tools/bin (built with Go if missing)
 	@bash scripts/install-temporal.sh
@@ -33,15 +35,15 @@ build: ## build the worker and starter into .tools/bin
 	go build -o $(BIN)/starter ./starter
 
 test: tools ## go vet, then every test against a real Temporal and Ollama with the tiny models
-	go vet ./...
+	go vet $(PKGS)
 	bash scripts/services.sh run temporal ollama -- \
-		env $(TEST_ENV) go test ./... -count=1 -timeout 40m $(TESTFLAGS)
+		env $(TEST_ENV) go test $(PKGS) -count=1 -timeout 40m $(TESTFLAGS)
 
 bench: tools ## benchmarks with the test services; output also in .sated/bench.txt
 	@mkdir -p .sated
 	bash scripts/services.sh run temporal ollama -- \
 		env $(TEST_ENV) go test -run '^$$' -bench '$(BENCH)' -benchtime $(BENCHTIME) -benchmem \
-		-timeout 30m ./... | tee .sated/bench.txt
+		-timeout 30m $(PKGS) | tee .sated/bench.txt
 
 run: tools build ## Temporal + worker, index CORPUS, research Q, print the report and the UI link
 	bash scripts/run.sh

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sated-dev/sated/internal/config"
 	"github.com/sated-dev/sated/internal/corpus"
+	"github.com/sated-dev/sated/internal/meili"
 )
 
 func init() {
@@ -89,5 +90,39 @@ func corpusCmd(ctx context.Context, args []string) error {
 	}
 }
 
-// indexMeili mirrors the corpus into Meilisearch when MEILI_URL is set.
-var indexMeili = func(ctx context.Context, env config.Env, idx *corpus.Index) error { return nil }
+// indexMeili mirrors the corpus into Meilisearch when MEILI_URL is set, so the meilisearch
+// provider searches the same documents; enrichment still reads them from the embedded corpus.
+func indexMeili(ctx context.Context, env config.Env, idx *corpus.Index) error {
+	if env.MeiliURL == "" {
+		return nil
+	}
+	p := meili.New(env.MeiliURL, env.MeiliAPIKey).Corpus(meili.CorpusIndex)
+	var batch []meili.Document
+	n := 0
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		if err := p.IndexDocuments(ctx, batch); err != nil {
+			return fmt.Errorf("meilisearch at %s: %w (the embedded corpus is indexed; the corpus provider still works)", env.MeiliURL, err)
+		}
+		n += len(batch)
+		batch = batch[:0]
+		return nil
+	}
+	err := idx.Each(ctx, func(d corpus.Document) error {
+		batch = append(batch, meili.Document{URL: d.URL, Title: d.Title, Body: d.Body})
+		if len(batch) == 500 {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "mirrored %d documents into Meilisearch at %s (index %s)\n", n, env.MeiliURL, meili.CorpusIndex)
+	return nil
+}

@@ -228,3 +228,22 @@ func (x *Index) Search(ctx context.Context, query string, limit int) ([]search.R
 	}
 	return out, nil
 }
+
+// Each calls fn for every stored document in URL order; it stops at fn's first error.
+func (x *Index) Each(ctx context.Context, fn func(Document) error) error {
+	rows, err := x.db.QueryContext(ctx, `SELECT id, url, title, body, format FROM docs ORDER BY url`)
+	if err != nil {
+		return fmt.Errorf("corpus %s: %w", x.path, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var d Document
+		if err := rows.Scan(&d.ID, &d.URL, &d.Title, &d.Body, &d.Format); err != nil {
+			return fmt.Errorf("corpus %s: %w", x.path, err)
+		}
+		if err := fn(d); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}

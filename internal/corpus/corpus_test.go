@@ -411,3 +411,24 @@ func TestRealGoDocs(t *testing.T) {
 		}
 	}
 }
+
+func TestEachVisitsEveryDocument(t *testing.T) {
+	ctx := context.Background()
+	x, err := Open(filepath.Join(t.TempDir(), "c.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	for _, u := range []string{"https://b.example/x", "https://a.example/y"} {
+		if err := x.Add(ctx, Document{URL: u, Title: "t", Body: "body text " + u, Format: FormatText}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var urls []string
+	if err := x.Each(ctx, func(d Document) error { urls = append(urls, d.URL); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(urls) != 2 || urls[0] != "https://a.example/y" {
+		t.Fatalf("Each visited %v", urls)
+	}
+}

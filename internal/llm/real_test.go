@@ -27,14 +27,17 @@ func requireIntegration(t *testing.T, what string) {
 	t.Skipf("skipping: %s", what)
 }
 
-// realClient connects to OLLAMA_HOST and checks both test models are there.
-func realClient(t *testing.T, planner, producer, embedder string) *Client {
+// realClient connects to OLLAMA_HOST and checks both test models are there. Output is capped
+// at maxTokens: the tiny models ramble to num_predict, slowly on a busy 2-core machine.
+func realClient(t *testing.T, planner, producer, embedder string, maxTokens int) *Client {
 	t.Helper()
 	host := os.Getenv("OLLAMA_HOST")
 	if host == "" {
 		requireIntegration(t, "OLLAMA_HOST is not set")
 	}
-	c, err := New(DefaultConfig(host, planner, producer, storiesModel, embedder, ""), nil)
+	cfg := DefaultConfig(host, planner, producer, storiesModel, embedder, "")
+	cfg.Planner.MaxTokens, cfg.Producer.MaxTokens = maxTokens, maxTokens
+	c, err := New(cfg, nil)
 	require.NoError(t, err)
 	probe, err := New(DefaultConfig(host, storiesModel, randomModel, "", "", ""), nil)
 	require.NoError(t, err)
@@ -53,7 +56,7 @@ func realCtx(t *testing.T) context.Context {
 }
 
 func TestRealOllamaGenerate(t *testing.T) {
-	c := realClient(t, storiesModel, storiesModel, storiesModel)
+	c := realClient(t, storiesModel, storiesModel, storiesModel, 48)
 	out, u, err := c.Generate(realCtx(t), Planner, "", "Once upon a time")
 	require.NoError(t, err)
 	t.Logf("stories answer (%d prompt / %d output tokens): %.200q", u.PromptTokens, u.OutputTokens, out)
@@ -67,7 +70,7 @@ func TestRealOllamaGenerate(t *testing.T) {
 func TestRealOllamaGenerateJSON(t *testing.T) {
 	for _, model := range []string{storiesModel, randomModel} {
 		t.Run(model, func(t *testing.T) {
-			c := realClient(t, model, model, storiesModel)
+			c := realClient(t, model, model, storiesModel, 160)
 			task := "What is the history of the Go programming language?"
 			sys, prompt := PlanPrompt(task, []string{"Go was announced in 2009"})
 			var p Plan
@@ -97,7 +100,7 @@ func TestRealOllamaGenerateJSON(t *testing.T) {
 }
 
 func TestRealOllamaNovelty(t *testing.T) {
-	c := realClient(t, storiesModel, storiesModel, storiesModel)
+	c := realClient(t, storiesModel, storiesModel, storiesModel, 48)
 	sys, prompt := NoveltyPrompt("Go was announced in 2009.", []PromptSource{{Title: "Go 1.0", URL: "https://go.dev", Text: "Go 1.0 was released in March 2012."}})
 	out, u, err := c.Generate(realCtx(t), Evaluator, sys, prompt)
 	require.NoError(t, err)
@@ -110,7 +113,7 @@ func TestRealOllamaNovelty(t *testing.T) {
 }
 
 func TestRealOllamaEmbed(t *testing.T) {
-	c := realClient(t, storiesModel, storiesModel, storiesModel)
+	c := realClient(t, storiesModel, storiesModel, storiesModel, 48)
 	texts := make([]string, EmbedBatch+3)
 	for i := range texts {
 		texts[i] = fmt.Sprintf("The little dog number %d ran to the park.", i)
@@ -139,7 +142,7 @@ func TestRealOllamaEmbed(t *testing.T) {
 }
 
 func TestRealOllamaTruncationDetected(t *testing.T) {
-	c := realClient(t, storiesModel, storiesModel, storiesModel)
+	c := realClient(t, storiesModel, storiesModel, storiesModel, 48)
 	cfg := c.Config()
 	cfg.Planner.NumCtx, cfg.Planner.MaxTokens = 256, 16
 	small, err := New(cfg, nil)
