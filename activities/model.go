@@ -187,6 +187,10 @@ func (a *Activities) PrepareTask(ctx context.Context, in PrepareInput) (PrepareO
 		if _, err := os.Stat(p); err != nil {
 			continue
 		}
+		if in.MaxCalls > 0 && out.Images >= in.MaxCalls {
+			out.Notes = append(out.Notes, fmt.Sprintf("image %s left as a path: model budget", p))
+			continue
+		}
 		d, u, err := a.model.Describe(ctx, p)
 		out.Usage.Add(u)
 		if err != nil {

@@ -121,7 +121,8 @@ type RoundRecord struct {
 	Query       string  `json:"query"`
 	QuerySource string  `json:"query_source"` // plan, gap, model-gap
 	Novelty     float64 `json:"novelty"`
-	Scored      bool    `json:"scored"` // false for the first round: nothing to compare with
+	Scored      bool    `json:"scored"`           // false for the first round: nothing to compare with
+	Method      string  `json:"method,omitempty"` // heuristic, model, embedding; none when nothing was new
 	Decision    string  `json:"decision"`
 	Results     int     `json:"results"`
 	NewResults  int     `json:"new_results"`
@@ -184,6 +185,7 @@ type SynthesizeOutput struct {
 type PrepareInput struct {
 	Question string `json:"question"`
 	UseModel bool   `json:"use_model"`
+	MaxCalls int    `json:"max_calls,omitempty"` // images to describe at most; 0: all
 }
 
 // PrepareOutput is the task with local images replaced by their descriptions.

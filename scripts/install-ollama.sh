@@ -16,22 +16,27 @@ if [[ -x $BIN/ollama ]]; then
   exit 0
 fi
 
-# Build headers: nlohmann/json and stb come from Debian, miniaudio from a Go module that vendors it.
-stb=$(ls /usr/include/stb/stb_image.h /usr/include/stb_image.h 2>/dev/null | head -n1 || true)
-if [[ ! -f /usr/include/nlohmann/json.hpp || -z $stb ]]; then
-  echo "ollama: installing build headers with apt-get"
+# Build needs: a C++ compiler, nlohmann/json and stb from Debian, miniaudio from a Go module.
+need=()
+command -v g++ >/dev/null 2>&1 || need+=(g++)
+[[ -f /usr/include/nlohmann/json.hpp ]] || need+=(nlohmann-json3-dev)
+[[ -f /usr/include/stb/stb_image.h || -f /usr/include/stb_image.h ]] || need+=(libstb-dev)
+if ((${#need[@]})); then
+  echo "ollama: installing ${need[*]} with apt-get"
   SUDO=""
   if [[ $(id -u) != 0 ]]; then SUDO=sudo; fi
   $SUDO apt-get update
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y nlohmann-json3-dev libstb-dev
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends "${need[@]}"
 fi
 if [[ ! -f $ROOT/.tools/include/miniaudio/miniaudio.h ]]; then
-  # Run from /tmp so the project's go.mod is never touched.
-  dir=$(cd /tmp && GOFLAGS=-mod=mod go mod download -json "github.com/gen2brain/malgo@$MALGO_VERSION" |
+  # An empty temp dir, so no go.mod (least of all the project's) is read or changed.
+  tmp=$(mktemp -d)
+  dir=$(cd "$tmp" && GOFLAGS=-mod=mod go mod download -json "github.com/gen2brain/malgo@$MALGO_VERSION" |
     sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')
+  rmdir "$tmp"
   hdr=$(find "$dir" -name miniaudio.h | head -n1)
   if [[ -z $hdr ]]; then
-    echo "ollama: miniaudio.h not found in malgo module ($dir)" >&2
+    echo "ollama: miniaudio.h not found in github.com/gen2brain/malgo@$MALGO_VERSION ($dir)" >&2
     exit 1
   fi
   mkdir -p "$ROOT/.tools/include/miniaudio"

@@ -131,7 +131,7 @@ func ResearchWorkflow(ctx workflow.Context, req ResearchRequest) (ResearchReport
 		r.progress.Phase = PhasePreparing
 		var prep activities.PrepareOutput
 		if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, llmOptions), a.PrepareTask,
-			activities.PrepareInput{Question: req.Question, UseModel: r.caps.Vision && !r.overBudget()}).Get(ctx, &prep); err != nil {
+			activities.PrepareInput{Question: req.Question, UseModel: r.caps.Vision && r.canSpend(1), MaxCalls: r.callsLeft()}).Get(ctx, &prep); err != nil {
 			r.note("vision bridge failed, task left unchanged: " + errMsg(err))
 		} else {
 			task = prep.Task
@@ -149,7 +149,7 @@ func ResearchWorkflow(ctx workflow.Context, req ResearchRequest) (ResearchReport
 		known = append(known, p.Fact)
 	}
 	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, r.modelOrLocal()), a.PlanResearch,
-		activities.PlanInput{Question: task, KnownFacts: known, UseModel: r.caps.Planner && !r.overBudget()}).Get(ctx, &planned); err != nil {
+		activities.PlanInput{Question: task, KnownFacts: known, UseModel: r.caps.Planner && r.canSpend(jsonStageCalls)}).Get(ctx, &planned); err != nil {
 		return ResearchReport{}, err
 	}
 	r.addUsage(planned.Usage)
@@ -174,9 +174,9 @@ func ResearchWorkflow(ctx workflow.Context, req ResearchRequest) (ResearchReport
 		WorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID, Question: req.Question, Strategy: cfg.Strategy,
 		Threshold: *cfg.NoveltyThreshold, Seed: seed, Plan: p, Rounds: r.progress.Rounds, StopReason: r.stopWhy,
 		Sources: r.sources, Knowledge: r.knowledge, Prior: prior, Fallbacks: r.progress.Fallbacks,
-		Notes: r.progress.Notes, SearchCalls: r.calls, UseModel: r.caps.Producer && !r.overBudget(), Eval: req.Eval, Usage: r.usage,
+		Notes: r.progress.Notes, SearchCalls: r.calls, UseModel: r.caps.Producer && r.canSpend(jsonStageCalls), Eval: req.Eval, Usage: r.usage,
 	}
-	if r.caps.Producer && r.overBudget() {
+	if r.caps.Producer && !in.UseModel {
 		r.note("model budget spent: the report is extractive")
 		in.Notes = r.progress.Notes
 	}
@@ -301,6 +301,27 @@ func (r *run) overBudget() bool {
 	return over
 }
 
+// jsonStageCalls is the most calls a structured or fitted stage makes: the answer and one
+// repair (or one shrunken retry).
+const jsonStageCalls = 2
+
+// canSpend reports whether n more model calls fit the budget, so a stage never starts that
+// could overrun it. The token budget is checked before each stage.
+func (r *run) canSpend(n int) bool {
+	if r.overBudget() {
+		return false
+	}
+	return r.budget.MaxCalls == 0 || r.usage.Calls+n <= r.budget.MaxCalls
+}
+
+// callsLeft is the remaining call budget; 0 means unlimited.
+func (r *run) callsLeft() int {
+	if r.budget.MaxCalls == 0 {
+		return 0
+	}
+	return max(r.budget.MaxCalls-r.usage.Calls, 0)
+}
+
 func errMsg(err error) string {
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) {
@@ -331,6 +352,11 @@ func (r *run) search(task string, p Plan, seed int64, stopCh workflow.ReceiveCha
 			r.stopWhy = why + fmt.Sprintf("; research stopped before round %d", round)
 			return
 		}
+		if r.useModel && r.budget.MaxCalls > 0 && !r.canSpend(jsonStageCalls) {
+			r.stopWhy = fmt.Sprintf("model budget nearly spent: %d/%d calls, the rest is kept for the report; research stopped before round %d",
+				r.usage.Calls, r.budget.MaxCalls, round)
+			return
+		}
 		rec := activities.RoundRecord{Round: round}
 		// planned queries feed the early rounds; later rounds get a gap-filling query
 		if round <= len(p.SearchQueries) {
@@ -339,7 +365,7 @@ func (r *run) search(task string, p Plan, seed int64, stopCh workflow.ReceiveCha
 			var gap activities.GapQueryOutput
 			err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, r.modelOrLocal()), a.PlanQuery,
 				activities.GapQueryInput{Question: task, Knowledge: r.knowledge, Previous: previous,
-					UseModel: r.caps.Planner && !r.overBudget()}).Get(ctx, &gap)
+					UseModel: r.caps.Planner && r.canSpend(jsonStageCalls)}).Get(ctx, &gap)
 			if err != nil {
 				r.stopWhy = "gap query planning failed: " + errMsg(err)
 				return
@@ -415,7 +441,7 @@ func (r *run) search(task string, p Plan, seed int64, stopCh workflow.ReceiveCha
 			continue
 		}
 
-		score, scored, err := r.score(fresh)
+		score, method, err := r.score(fresh)
 		if err != nil {
 			rec.Decision = DecisionSearchError
 			rec.Note = "novelty assessment failed: " + errMsg(err)
@@ -423,7 +449,7 @@ func (r *run) search(task string, p Plan, seed int64, stopCh workflow.ReceiveCha
 			r.stopWhy = rec.Note
 			return
 		}
-		rec.Novelty, rec.Scored = score, scored
+		rec.Novelty, rec.Scored, rec.Method = score, true, method
 
 		decision := novelty.Accept
 		if cfg.Strategy == config.StrategySaturation {
@@ -499,13 +525,14 @@ func (r *run) merge(results []search.Result, round int) {
 	r.progress.Sources = len(r.sources)
 }
 
-func (r *run) score(fresh []search.Result) (float64, bool, error) {
+func (r *run) score(fresh []search.Result) (float64, string, error) {
 	if len(fresh) == 0 {
-		return 0, true, nil // nothing unseen: nothing new
+		return 0, "none", nil // nothing unseen: nothing new
 	}
 	method := r.cfg.Novelty
-	if method != config.NoveltyHeuristic && r.overBudget() {
+	if method != config.NoveltyHeuristic && !r.canSpend(1) {
 		method = config.NoveltyHeuristic
+		r.fallback(fmt.Sprintf("novelty round %d: model budget spent, scored heuristically", len(r.progress.Rounds)+1))
 	}
 	opts := localOptions
 	if method != config.NoveltyHeuristic {
@@ -514,18 +541,18 @@ func (r *run) score(fresh []search.Result) (float64, bool, error) {
 	var out activities.NoveltyOutput
 	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(r.ctx, opts), a.AssessNovelty,
 		activities.NoveltyInput{Method: method, Knowledge: r.knowledge, Results: fresh}).Get(r.ctx, &out); err != nil {
-		return 0, false, err
+		return 0, "", err
 	}
 	r.addUsage(out.Usage)
 	if out.Fallback != "" {
 		r.fallback(fmt.Sprintf("novelty round %d: %s", len(r.progress.Rounds)+1, out.Fallback))
 	}
-	return out.Score, true, nil
+	return out.Score, out.Method, nil
 }
 
 func (r *run) compress(task string, fresh []search.Result) error {
 	var out activities.CompressOutput
-	useModel := r.caps.Producer && !r.overBudget()
+	useModel := r.caps.Producer && r.canSpend(jsonStageCalls)
 	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(r.ctx, r.modelOrLocal()), a.CompressKnowledge,
 		activities.CompressInput{Question: task, Knowledge: r.knowledge, Results: fresh, Cap: r.cfg.KnowledgeCap,
 			UseModel: useModel}).Get(r.ctx, &out); err != nil {

@@ -160,3 +160,18 @@ func TestRealOllamaTruncationDetected(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, u.Truncated, "a short prompt is not truncated: %+v", u)
 }
+
+func TestRealOllamaGenerateFitted(t *testing.T) {
+	c := realClient(t, storiesModel, storiesModel, storiesModel, 48)
+	var sources []PromptSource
+	for i := range 20 {
+		sources = append(sources, PromptSource{Title: fmt.Sprintf("Story %d", i+1), URL: "https://example.org", Text: strings.Repeat("The little dog ran to the park and played with a red ball. ", 25)})
+	}
+	question := SynthesisQuestion("What did the dog do?")
+	out, u, used, err := c.GenerateFitted(realCtx(t), Producer, SynthesisSystem, question, SourceEvidence(sources), SynthesisRender("", nil))
+	require.NoError(t, err)
+	t.Logf("used %d of %d sources, usage %+v, answer %.120q", used, len(sources), u, out)
+	assert.Positive(t, used)
+	assert.Less(t, used, len(sources), "20 sources of ~430 tokens cannot fit the 2048-token window")
+	assert.LessOrEqual(t, u.PromptTokens/u.Calls, 2048, "the server never evaluates more than the trained window")
+}

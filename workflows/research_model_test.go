@@ -1,0 +1,112 @@
+package workflows
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/sated-dev/sated/activities"
+	"github.com/sated-dev/sated/internal/config"
+	"github.com/sated-dev/sated/internal/llm"
+	"github.com/sated-dev/sated/internal/search"
+)
+
+// brokenModel behaves like the tiny test models: JSON it cannot give, a novelty answer without
+// a number, and a report citing a source that does not exist. It counts every call.
+type brokenModel struct {
+	mu    sync.Mutex
+	calls int
+	body  string
+}
+
+func (m *brokenModel) count() llm.Usage {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.calls++
+	return llm.Usage{Calls: 1, PromptTokens: 100, OutputTokens: 10}
+}
+
+func (m *brokenModel) Configured(llm.Stage) bool { return true }
+
+func (m *brokenModel) Generate(ctx context.Context, _ llm.Stage, _, _ string) (string, llm.Usage, error) {
+	return "Once upon a time there was a cat", m.count(), nil
+}
+
+func (m *brokenModel) GenerateJSON(ctx context.Context, _ llm.Stage, _, _ string, _ json.RawMessage, _ any, _ func() error) (llm.Outcome, llm.Usage, error) {
+	u := m.count()
+	u.Add(m.count()) // the answer and the repair attempt
+	return llm.Outcome{Fallback: true, Reason: "unexpected end of JSON input"}, u, nil
+}
+
+func (m *brokenModel) GenerateFitted(ctx context.Context, _ llm.Stage, _, _ string, ev []string, _ func([]string) string) (string, llm.Usage, int, error) {
+	return m.body, m.count(), len(ev), nil
+}
+
+func (m *brokenModel) Embed(ctx context.Context, texts []string) ([][]float32, llm.Usage, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		out[i] = []float32{float32(len(t) % 7), 1, float32(strings.Count(t, "a"))}
+	}
+	return out, m.count(), nil
+}
+
+func (m *brokenModel) Describe(ctx context.Context, _ string) (string, llm.Usage, error) {
+	return "", llm.Usage{}, errors.New("not a vision model")
+}
+
+func newModelEnv(t *testing.T, model *brokenModel, batches ...[]search.Result) *researchEnv {
+	h := newResearchEnv(t, batches...)
+	h.env = h.NewTestWorkflowEnvironment()
+	h.env.RegisterWorkflow(ResearchWorkflow)
+	h.env.RegisterActivity(activities.NewActivities(activities.Deps{
+		Providers: map[string]search.Provider{"corpus": h.provider}, Model: model, ReportDir: t.TempDir()}))
+	return h
+}
+
+func TestBadModelAnswersFallBackAndFabricatedCitationsAreRemoved(t *testing.T) {
+	model := &brokenModel{body: "The answer [1] and a made-up claim [77] and [2, 42]."}
+	r1 := novel("a")
+	h := newModelEnv(t, model, r1, novel("b"), stale(r1, "c"))
+	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Epsilon: f(0), Novelty: config.NoveltyModel}})
+	require.Equal(t, "deterministic", rep.Plan.Planner, "an unusable model plan falls back")
+	require.Contains(t, rep.Plan.FallbackReason, "unexpected end of JSON")
+	all := strings.Join(rep.Fallbacks, "\n")
+	require.Contains(t, all, "planner: model plan unusable")
+	require.Contains(t, all, "no integer; scored 5")
+	require.Contains(t, all, "compression round 2")
+	require.Equal(t, 5.0, rep.Rounds[1].Novelty, "unparseable novelty scores the neutral 5")
+	require.False(t, rep.Extractive)
+	require.Equal(t, 2, rep.RemovedCitations, "[77] and [42] point at no retrieved source")
+	require.NotContains(t, rep.Markdown, "[77]")
+	require.Contains(t, rep.Markdown, "Citations removed: 2")
+	require.Equal(t, model.calls, rep.Usage.Calls, "the ledger counts every model call")
+}
+
+func TestModelBudgetHolds(t *testing.T) {
+	for _, budget := range []int{1, 3, 6, 9} {
+		model := &brokenModel{body: "Body [1]."}
+		h := newModelEnv(t, model, novel("a"), novel("b"), novel("c"), novel("d"), novel("e"))
+		rep := h.run(t, ResearchRequest{Question: question, Seed: 7,
+			Config: config.Research{MaxModelCalls: budget, Novelty: config.NoveltyEmbedding}})
+		require.LessOrEqual(t, model.calls, budget, "budget %d", budget)
+		require.Equal(t, model.calls, rep.Usage.Calls)
+		require.NotEmpty(t, rep.Markdown, "a spent budget still ends in a report")
+		if budget < 6 {
+			require.Contains(t, rep.StopReason, "model budget", "budget %d", budget)
+		}
+	}
+}
+
+func TestEmbeddingNoveltyUsesTheEmbedder(t *testing.T) {
+	model := &brokenModel{body: "Body [1]."}
+	h := newModelEnv(t, model, novel("a"), novel("b"), novel("c"))
+	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Strategy: config.StrategyFixed, FixedRounds: 3, Novelty: config.NoveltyEmbedding}})
+	for _, r := range rep.Rounds[1:] {
+		require.Equal(t, config.NoveltyEmbedding, r.Method)
+	}
+}
