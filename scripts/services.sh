@@ -151,7 +151,7 @@ stop_service() {
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.25
   done
-  kill -0 "$pid" 2>/dev/null && kill -9 "$pid" 2>/dev/null || true
+  if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid" 2>/dev/null || true; fi
   rm -f "$pidfile"
   log "$1: stopped (pid $pid)"
 }

@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"math/rand"
 	"net/http"
 	"net/http/httptest"
@@ -326,5 +329,125 @@ func TestWorkerCrashMidRunLosesNothingAndRepeatsNoCompletedSearch(t *testing.T) 
 	}
 	if got := int(search.arrived.Load()); got != len(runs)+1 {
 		t.Errorf("provider saw %d searches: want %d completed plus the one lost in the crash", got, len(runs))
+	}
+}
+
+// ollamaModels returns the tiny test models' names, or skips/fails when the server lacks them.
+func ollamaModels(t *testing.T, host string) (stories, random string) {
+	t.Helper()
+	stories, random = os.Getenv("SATED_TEST_MODEL"), os.Getenv("SATED_TEST_RANDOM_MODEL")
+	if stories == "" {
+		stories = "sated-test-stories"
+	}
+	if random == "" {
+		random = "sated-test-random"
+	}
+	resp, err := http.Get(host + "/api/tags")
+	if err != nil {
+		testenv.Missing(t, "ollama at %s: %v", host, err)
+	}
+	defer resp.Body.Close()
+	var tags struct {
+		Models []struct{ Name string } `json:"models"`
+	}
+	json.NewDecoder(resp.Body).Decode(&tags)
+	have := map[string]bool{}
+	for _, m := range tags.Models {
+		have[strings.TrimSuffix(m.Name, ":latest")] = true
+	}
+	for _, m := range []string{stories, random} {
+		if !have[m] {
+			testenv.Missing(t, "ollama at %s has no model %q (scripts/services.sh start ollama registers it)", host, m)
+		}
+	}
+	return stories, random
+}
+
+// writePNG makes a small real PNG for the vision bridge.
+func writePNG(t *testing.T, path string) {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 8, 8))
+	for x := 0; x < 8; x++ {
+		img.Set(x, x, color.RGBA{255, 0, 0, 255})
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := png.Encode(f, img); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestResearchWithEveryModelStageOnRealOllama(t *testing.T) {
+	host := testenv.OllamaHost(t)
+	stories, random := ollamaModels(t, host)
+	s := newStack(t)
+	s.env = append(s.env, "OLLAMA_HOST="+host, "SATED_PLANNER_MODEL="+stories, "SATED_PRODUCER_MODEL="+stories,
+		"SATED_EVALUATOR_MODEL="+random, "SATED_EMBED_MODEL="+stories, "SATED_VISION_MODEL="+stories,
+		// the tiny models write until the cap: small caps keep the run to minutes on two cores
+		"SATED_PLANNER_MAX_TOKENS=64", "SATED_PRODUCER_MAX_TOKENS=96", "SATED_EVALUATOR_MAX_TOKENS=4",
+		"SATED_VISION_MAX_TOKENS=24", "SATED_PRODUCER_NUM_CTX=2048", "SATED_PLANNER_NUM_CTX=2048")
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	if out, errOut, err := s.starterRun(ctx, "corpus", "index", testenv.GoDocDir(t)); err != nil {
+		t.Fatalf("corpus index: %v\n%s\n%s", err, out, errOut)
+	}
+	s.startWorker("worker")
+	pic := filepath.Join(s.dir, "diagram.png")
+	writePNG(t, pic)
+
+	for _, tc := range []struct {
+		novelty string
+		budget  int
+	}{{"model", 0}, {"embedding", 7}} {
+		t.Run(tc.novelty, func(t *testing.T) {
+			q := "What does the Go memory model say about channels, as sketched in " + pic + "? Ignore https://example.org/x.png"
+			args := []string{"research", q, "--json", "--novelty", tc.novelty, "--seed", "5", "--results", "4", "--max-rounds", "3"}
+			if tc.budget > 0 {
+				args = append(args, "--max-model-calls", fmt.Sprint(tc.budget))
+			}
+			out, errOut, err := s.starterRun(ctx, args...)
+			if err != nil {
+				t.Fatalf("research: %v\n%s", err, errOut)
+			}
+			var rep workflows.ResearchReport
+			if err := json.Unmarshal([]byte(out), &rep); err != nil {
+				t.Fatalf("report JSON: %v\n%s", err, out)
+			}
+			if rep.Usage.Calls == 0 || rep.Usage.PromptTokens == 0 {
+				t.Fatalf("no model calls were counted: %+v", rep.Usage)
+			}
+			if tc.budget > 0 && rep.Usage.Calls > tc.budget {
+				t.Errorf("budget of %d calls overrun: %d", tc.budget, rep.Usage.Calls)
+			}
+			if tc.budget == 0 {
+				// the vision bridge replaced the local image and left the URL alone
+				if !strings.Contains(rep.Task, "[Image: ") || strings.Contains(rep.Task, pic) || !strings.Contains(rep.Task, "https://example.org/x.png") {
+					t.Errorf("vision bridge: task is %q", rep.Task)
+				}
+			}
+			if rep.Plan.Planner == "deterministic" && rep.Plan.FallbackReason == "" {
+				t.Errorf("a deterministic plan with a model configured must say why")
+			}
+			for _, r := range rep.Rounds[1:] {
+				if r.Scored && r.Method != tc.novelty && r.Method != "none" && !strings.Contains(strings.Join(rep.Fallbacks, " "), "budget") {
+					t.Errorf("round %d scored by %s, want %s", r.Round, r.Method, tc.novelty)
+				}
+			}
+			if _, invalid := eval.CheckCitations(rep.Markdown, len(rep.Sources)); invalid != 0 {
+				t.Errorf("%d fabricated citations survived", invalid)
+			}
+			if !strings.Contains(rep.Markdown, fmt.Sprintf("Citations removed: %d", rep.RemovedCitations)) {
+				t.Errorf("the report does not state how many citations were removed")
+			}
+			t.Logf("%s: %d model calls, %d+%d tokens, planner %s, %d fallbacks, %d citations removed, extractive %v, stop %q",
+				tc.novelty, rep.Usage.Calls, rep.Usage.PromptTokens, rep.Usage.OutputTokens, rep.Plan.Planner,
+				len(rep.Fallbacks), rep.RemovedCitations, rep.Extractive, rep.StopReason)
+			for _, f := range rep.Fallbacks {
+				t.Logf("  fallback: %s", f)
+			}
+		})
 	}
 }

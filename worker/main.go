@@ -113,8 +113,12 @@ func run(serveMemory bool) error {
 		providers["meilisearch"] = meiliClient.Corpus(meili.CorpusIndex)
 	}
 	if env.OllamaHost != "" {
-		m, err := llm.New(llm.DefaultConfig(env.OllamaHost, env.PlannerModel, env.ProducerModel, env.EvaluatorModel,
-			env.EmbedModel, env.VisionModel), nil)
+		cfg := llm.DefaultConfig(env.OllamaHost, env.PlannerModel, env.ProducerModel, env.EvaluatorModel,
+			env.EmbedModel, env.VisionModel)
+		if err := cfg.ApplyEnv(os.Getenv); err != nil {
+			return err
+		}
+		m, err := llm.New(cfg, nil)
 		if err != nil {
 			return fmt.Errorf("ollama at %s: %w", env.OllamaHost, err)
 		}

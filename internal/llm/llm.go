@@ -13,6 +13,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -517,4 +518,47 @@ func (c *Client) Describe(ctx context.Context, imagePath string) (string, Usage,
 	msgs := []api.Message{{Role: "user", Content: VisionPrompt, Images: []api.ImageData{img}}}
 	r, u, err := c.chat(ctx, sc, msgs, nil)
 	return strings.TrimSpace(r.text), u, err
+}
+
+// ApplyEnv overrides stage settings from the environment: SATED_<STAGE>_MAX_TOKENS,
+// SATED_<STAGE>_TEMPERATURE and SATED_<STAGE>_NUM_CTX (STAGE is PLANNER, PRODUCER, EVALUATOR,
+// EMBEDDER or VISION). A malformed value is an error naming the variable.
+func (c *Config) ApplyEnv(getenv func(string) string) error {
+	for _, st := range []struct {
+		name string
+		sc   *StageConfig
+	}{{"PLANNER", &c.Planner}, {"PRODUCER", &c.Producer}, {"EVALUATOR", &c.Evaluator}, {"EMBEDDER", &c.Embedder}, {"VISION", &c.Vision}} {
+		for _, f := range []struct {
+			suffix string
+			set    func(string) error
+		}{
+			{"MAX_TOKENS", func(v string) error { return atoiInto(v, &st.sc.MaxTokens) }},
+			{"NUM_CTX", func(v string) error { return atoiInto(v, &st.sc.NumCtx) }},
+			{"TEMPERATURE", func(v string) error {
+				t, err := strconv.ParseFloat(v, 64)
+				if err != nil || t < 0 || t > 2 {
+					return fmt.Errorf("want a number in [0,2]")
+				}
+				st.sc.Temperature = t
+				return nil
+			}},
+		} {
+			name := "SATED_" + st.name + "_" + f.suffix
+			if v := strings.TrimSpace(getenv(name)); v != "" {
+				if err := f.set(v); err != nil {
+					return fmt.Errorf("%s=%q: %v", name, v, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func atoiInto(v string, dst *int) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return fmt.Errorf("want a non-negative integer")
+	}
+	*dst = n
+	return nil
 }

@@ -305,3 +305,26 @@ func TestFindImagePathsRelative(t *testing.T) {
 	// A described path is replaced only as a whole word, not inside a longer name.
 	assert.Equal(t, "ba.png [Image: d]", ReplaceImages("ba.png a.png", map[string]string{"a.png": "d"}))
 }
+
+func TestApplyEnv(t *testing.T) {
+	env := map[string]string{"SATED_PLANNER_MAX_TOKENS": "48", "SATED_PRODUCER_NUM_CTX": "2048", "SATED_EVALUATOR_TEMPERATURE": "0.5"}
+	c := DefaultConfig("h", "p", "p", "e", "", "")
+	if err := c.ApplyEnv(func(k string) string { return env[k] }); err != nil {
+		t.Fatal(err)
+	}
+	if c.Planner.MaxTokens != 48 || c.Producer.NumCtx != 2048 || c.Evaluator.Temperature != 0.5 || c.Producer.MaxTokens != 1500 {
+		t.Fatalf("overrides not applied: %+v", c)
+	}
+	for k, v := range map[string]string{"SATED_VISION_MAX_TOKENS": "-1", "SATED_PLANNER_TEMPERATURE": "hot", "SATED_EMBEDDER_NUM_CTX": "4k"} {
+		c := DefaultConfig("h", "p", "p", "e", "", "")
+		err := c.ApplyEnv(func(x string) string {
+			if x == k {
+				return v
+			}
+			return ""
+		})
+		if err == nil || !strings.Contains(err.Error(), k) {
+			t.Errorf("%s=%s: want an error naming the variable, got %v", k, v, err)
+		}
+	}
+}
