@@ -63,19 +63,23 @@ func (a *Activities) FetchPage(ctx context.Context, in FetchInput) (FetchOutput,
 		title, text, from, truncated = p.Title, p.Text, "web", p.Truncated
 	}
 	activity.RecordHeartbeat(ctx, "chunking "+in.URL)
-	res, err := chunk.Extract(ctx, text, in.Question, chunk.Options{Similarity: a.similarity()})
+	var usage Usage
+	res, err := chunk.Extract(ctx, text, in.Question, chunk.Options{Similarity: a.similarity(in.UseModel, &usage)})
 	if err != nil {
 		return FetchOutput{}, fmt.Errorf("chunk %s: %w", in.URL, err)
 	}
 	a.record(ctx, "FetchPage", in.URL)
-	return FetchOutput{Title: title, Text: res.Text, From: from, Truncated: truncated || res.Mode != chunk.ModeWhole, Chars: len(text)}, nil
+	return FetchOutput{Title: title, Text: res.Text, From: from, Truncated: truncated || res.Mode != chunk.ModeWhole,
+		Chars: len(text), Mode: res.Mode, Usage: usage}, nil
 }
 
-// similarity uses the embedding model when there is one, else the lexical fallback.
-func (a *Activities) similarity() chunk.Similarity {
-	if a.model != nil && a.model.Configured(llm.Embedder) {
+// similarity uses the embedding model when allowed, else the lexical fallback; the embedding
+// calls are counted into usage for the run's budget.
+func (a *Activities) similarity(useModel bool, usage *Usage) chunk.Similarity {
+	if useModel && a.model != nil && a.model.Configured(llm.Embedder) {
 		return chunk.EmbeddingSimilarity(func(ctx context.Context, texts []string) ([][]float32, error) {
-			v, _, err := a.model.Embed(ctx, texts)
+			v, u, err := a.model.Embed(ctx, texts)
+			usage.Add(u)
 			return v, err
 		})
 	}

@@ -104,6 +104,7 @@ type FetchInput struct {
 	DocID    string `json:"doc_id,omitempty"`
 	Provider string `json:"provider"`
 	Question string `json:"question"`
+	UseModel bool   `json:"use_model,omitempty"` // rank chunks with the embedding model
 }
 
 // FetchOutput is the page's text, bounded to the chunker's budget.
@@ -113,6 +114,8 @@ type FetchOutput struct {
 	From      string `json:"from"` // corpus or web
 	Truncated bool   `json:"truncated"`
 	Chars     int    `json:"chars"` // characters of the whole page before bounding
+	Mode      string `json:"mode"`  // how the chunker chose the text: whole, sections or chunks
+	Usage     Usage  `json:"usage"`
 }
 
 // RoundRecord is one search round as shown in progress and in the report.

@@ -391,7 +391,9 @@ func TestResearchWithEveryModelStageOnRealOllama(t *testing.T) {
 		"SATED_VISION_MAX_TOKENS=24", "SATED_PRODUCER_NUM_CTX=2048", "SATED_PLANNER_NUM_CTX=2048")
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	if out, errOut, err := s.starterRun(ctx, "corpus", "index", testenv.GoDocDir(t)); err != nil {
+	// the docs plus the sync package's sources, so later rounds find new results to score
+	syncDir := filepath.Join(filepath.Dir(testenv.GoDocDir(t)), "src", "sync")
+	if out, errOut, err := s.starterRun(ctx, "corpus", "index", testenv.GoDocDir(t), syncDir); err != nil {
 		t.Fatalf("corpus index: %v\n%s\n%s", err, out, errOut)
 	}
 	s.startWorker("worker")
@@ -404,7 +406,8 @@ func TestResearchWithEveryModelStageOnRealOllama(t *testing.T) {
 	}{{"model", 0}, {"embedding", 7}} {
 		t.Run(tc.novelty, func(t *testing.T) {
 			q := "What does the Go memory model say about channels, as sketched in " + pic + "? Ignore https://example.org/x.png"
-			args := []string{"research", q, "--json", "--novelty", tc.novelty, "--seed", "5", "--results", "4", "--max-rounds", "3"}
+			args := []string{"research", q, "--json", "--novelty", tc.novelty, "--seed", "5", "--results", "4",
+				"--strategy", "fixed", "--rounds", "3"}
 			if tc.budget > 0 {
 				args = append(args, "--max-model-calls", fmt.Sprint(tc.budget))
 			}
@@ -431,10 +434,17 @@ func TestResearchWithEveryModelStageOnRealOllama(t *testing.T) {
 			if rep.Plan.Planner == "deterministic" && rep.Plan.FallbackReason == "" {
 				t.Errorf("a deterministic plan with a model configured must say why")
 			}
+			scored := 0
 			for _, r := range rep.Rounds[1:] {
+				if r.Method == tc.novelty {
+					scored++
+				}
 				if r.Scored && r.Method != tc.novelty && r.Method != "none" && !strings.Contains(strings.Join(rep.Fallbacks, " "), "budget") {
 					t.Errorf("round %d scored by %s, want %s", r.Round, r.Method, tc.novelty)
 				}
+			}
+			if scored == 0 {
+				t.Errorf("no round was scored by %s novelty: %+v", tc.novelty, rep.Rounds)
 			}
 			if _, invalid := eval.CheckCitations(rep.Markdown, len(rep.Sources)); invalid != 0 {
 				t.Errorf("%d fabricated citations survived", invalid)

@@ -578,7 +578,8 @@ func (r *run) enrich(task string) {
 	for i, idx := range picked {
 		s := r.sources[idx]
 		futures[i] = workflow.ExecuteActivity(fctx, a.FetchPage,
-			activities.FetchInput{URL: s.URL, DocID: s.DocID, Provider: s.Provider, Question: task})
+			activities.FetchInput{URL: s.URL, DocID: s.DocID, Provider: s.Provider, Question: task,
+				UseModel: r.caps.Embedder && r.canSpend(len(picked))})
 	}
 	for i, idx := range picked {
 		var out activities.FetchOutput
@@ -586,6 +587,7 @@ func (r *run) enrich(task string) {
 			r.fallback(fmt.Sprintf("enrichment of [%d] %s failed: %s", r.sources[idx].N, r.sources[idx].URL, errMsg(err)))
 			continue
 		}
+		r.addUsage(out.Usage)
 		r.sources[idx].Enriched = true
 		r.sources[idx].Text = out.Text
 		r.progress.Enriched++
