@@ -1,0 +1,100 @@
+package novelty
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sated-dev/sated/internal/testenv"
+)
+
+var tags = regexp.MustCompile(`(?s)<[^>]*>`)
+
+// docText is a GOROOT/doc file as plain text: tags dropped, whitespace collapsed.
+func docText(b *testing.B, name string) string {
+	raw, err := os.ReadFile(filepath.Join(testenv.GoDocDir(b), name))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return strings.Join(strings.Fields(tags.ReplaceAllString(string(raw), " ")), " ")
+}
+
+// passage is n bytes of text from frac of the way in, cut at word boundaries.
+func passage(text string, frac float64, n int) string {
+	start := int(float64(len(text)) * frac)
+	if i := strings.IndexByte(text[start:], ' '); i >= 0 {
+		start += i + 1
+	}
+	end := min(start+n, len(text))
+	if i := strings.LastIndexByte(text[start:end], ' '); i > 0 {
+		end = start + i
+	}
+	return text[start:end]
+}
+
+// roundBatch is a realistic second round: 10 results (title and a ~400-char snippet, as the
+// corpus returns them) from the memory model, the spec, the assembler guide and the GODEBUG
+// notes, scored against a 1500-char knowledge state of bullets from the memory model.
+func roundBatch(b *testing.B) (batch, known string) {
+	mem, spec := docText(b, "go_mem.html"), docText(b, "go_spec.html")
+	asm, dbg := docText(b, "asm.html"), docText(b, "godebug.md")
+	var kb strings.Builder
+	for i := 0; kb.Len() < 1500; i++ {
+		kb.WriteString("- " + passage(mem, 0.05+0.04*float64(i), 180) + "\n")
+	}
+	known = kb.String()[:1500]
+	var bb strings.Builder
+	for i, src := range []struct {
+		title, text string
+		at          float64
+	}{
+		{"The Go Memory Model", mem, 0.30}, {"The Go Memory Model", mem, 0.55}, {"The Go Memory Model", mem, 0.80},
+		{"The Go Programming Language Specification", spec, 0.20}, {"The Go Programming Language Specification", spec, 0.45},
+		{"The Go Programming Language Specification", spec, 0.70}, {"A Quick Guide to Go's Assembler", asm, 0.25},
+		{"A Quick Guide to Go's Assembler", asm, 0.60}, {"Go, Backwards Compatibility, and GODEBUG", dbg, 0.15},
+		{"Go, Backwards Compatibility, and GODEBUG", dbg, 0.50},
+	} {
+		bb.WriteString(src.title + ". " + passage(src.text, src.at+0.01*float64(i), 400) + "\n")
+	}
+	return bb.String(), known
+}
+
+// nsPerOp times f over at least d (and 20 calls), independent of -benchtime, so the ratio
+// between two functions stays meaningful under -benchtime 1x.
+func nsPerOp(f func(), d time.Duration) float64 {
+	n, start := 0, time.Now()
+	for n < 20 || time.Since(start) < d {
+		f()
+		n++
+	}
+	return float64(time.Since(start).Nanoseconds()) / float64(n)
+}
+
+var sink float64
+
+// BenchmarkHeuristicNovelty scores one round's batch against the knowledge state; the
+// baseline is only tokenizing the batch (Words), so x-words is what the scoring adds.
+func BenchmarkHeuristicNovelty(b *testing.B) {
+	if testing.Short() {
+		b.Skip("benchmark; skipped under -short")
+	}
+	batch, known := roundBatch(b)
+	score := Heuristic(batch, known)
+	if score <= 0 || score >= 10 {
+		b.Fatalf("a partly known batch scored %.2f; want strictly between 0 and 10", score)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		sink = Heuristic(batch, known)
+	}
+	h := nsPerOp(func() { sink = Heuristic(batch, known) }, 200*time.Millisecond)
+	w := nsPerOp(func() { sink = float64(len(Words(batch))) }, 200*time.Millisecond)
+	b.ReportMetric(h, "heuristic-ns")
+	b.ReportMetric(w, "words-ns")
+	b.ReportMetric(h/w, "x-words")
+	b.ReportMetric(float64(len(batch)), "batch-chars")
+	b.ReportMetric(score, "score")
+}
