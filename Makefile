@@ -45,7 +45,9 @@ bench: tools ## benchmarks with the test services; output also in .sated/bench.t
 		env $(TEST_ENV) go test -run '^$$' -bench '$(BENCH)' -benchtime $(BENCHTIME) -benchmem \
 		-timeout 30m $(PKGS) | tee .sated/bench.txt
 
-run: tools build ## Temporal + worker, index CORPUS, research Q, print the report and the UI link
+run: build ## Temporal + worker, index CORPUS, research Q, print the report and the UI link
+	@bash scripts/install-temporal.sh
+	@if [[ "$${OLLAMA:-}" == 1 ]]; then bash scripts/install-ollama.sh; fi
 	bash scripts/run.sh
 
 stop: ## stop the worker and the services started here

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 BIN=$ROOT/.tools/bin
 STATE=$ROOT/.sated
-Q=${Q:-How does the Go garbage collector decide when to run, and how can GOGC and GOMEMLIMIT tune it?}
+Q=${Q:-What does the Go memory model guarantee, and how do channels and sync.Once create happens-before edges?}
 CORPUS=${CORPUS:-$(go env GOROOT)/doc}
 
 services=(temporal)

@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -39,6 +40,9 @@ type usageError struct{ msg string }
 func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+// errHelpShown ends a command whose -h printed its flags.
+var errHelpShown = errors.New("help shown")
 
 // dialTemporal connects to the Temporal server named by TEMPORAL_ADDRESS, with a clear error
 // naming the address when it cannot be reached.
@@ -91,6 +95,9 @@ func run(args []string) int {
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	if err := cmd.run(ctx, args[1:]); err != nil {
+		if errors.Is(err, errHelpShown) || errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
 		msg := strings.TrimSpace(err.Error())
 		fmt.Fprintf(stderr, "starter %s: %s\n", args[0], msg)
 		var ue usageError

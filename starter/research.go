@@ -75,6 +75,12 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprintf(stdout, "flags of starter %s:\n", fs.Name())
+				fs.SetOutput(stdout)
+				fs.PrintDefaults()
+				return nil, errHelpShown
+			}
 			return nil, usagef("%v", err)
 		}
 		args = fs.Args()

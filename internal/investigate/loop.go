@@ -246,8 +246,9 @@ func HeuristicDecision(c DecisionContext) Decision {
 // anchor term with new words from the latest result titles. It never repeats a query and never
 // returns the raw question.
 func NextQuery(c DecisionContext) (string, string) {
-	used := map[string]bool{}
-	for _, p := range c.Previous() {
+	prev := c.Previous()
+	used := make(map[string]bool, len(prev))
+	for _, p := range prev {
 		used[plan.Normalize(p)] = true
 	}
 	ok := func(q string) bool {
@@ -269,8 +270,8 @@ func NextQuery(c DecisionContext) (string, string) {
 		for _, t := range terms {
 			have[strings.ToLower(t)] = true
 		}
-		for u := range used {
-			for _, w := range strings.Fields(u) {
+		for _, p := range prev {
+			for _, w := range strings.Fields(plan.Normalize(p)) {
 				have[w] = true
 			}
 		}

@@ -3,7 +3,8 @@ package investigate
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 )
@@ -100,11 +101,8 @@ func Profile(e Breadcrumb, findings []Finding, n int) Actor {
 			}
 		}
 	}
-	hs := make([]string, 0, len(hyps))
-	for h := range hyps {
-		hs = append(hs, h)
-	}
-	sort.Strings(hs)
+	//workflowcheck:ignore the hypotheses are sorted before use
+	hs := slices.Sorted(maps.Keys(hyps))
 	if len(cites) == 0 {
 		a.Why = fmt.Sprintf("named in %d result(s), though no retrieved snippet says more about it", e.Count)
 		return a

@@ -326,6 +326,7 @@ func jaccard(a, b map[string]bool) float64 {
 		return 0
 	}
 	inter := 0
+	//workflowcheck:ignore counting the intersection does not depend on order
 	for w := range a {
 		if b[w] {
 			inter++

@@ -4,7 +4,9 @@ package search
 import (
 	"context"
 	"errors"
+	"maps"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -56,19 +58,13 @@ func NormalizeURL(raw string) string {
 	u.Fragment = ""
 	u.RawFragment = ""
 	q := u.Query()
-	for k := range q {
-		lk := strings.ToLower(k)
-		if strings.HasPrefix(lk, "utm_") || lk == "fbclid" || lk == "gclid" || lk == "ref" {
-			q.Del(k)
-		}
-	}
-	keys := make([]string, 0, len(q))
-	for k := range q {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	//workflowcheck:ignore the keys are sorted before use
+	keys := slices.Sorted(maps.Keys(q))
 	var parts []string
 	for _, k := range keys {
+		if lk := strings.ToLower(k); strings.HasPrefix(lk, "utm_") || lk == "fbclid" || lk == "gclid" || lk == "ref" {
+			continue
+		}
 		vals := q[k]
 		sort.Strings(vals)
 		for _, v := range vals {

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/sated-dev/sated/internal/config"
+	"github.com/sated-dev/sated/workflows"
+)
+
+// runCLI runs the starter in-process with TEMPORAL_ADDRESS pointing nowhere, so anything that
+// would start a run fails on dialling: a usage error must come first.
+func runCLI(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	t.Setenv("TEMPORAL_ADDRESS", "127.0.0.1:1")
+	var out, errb bytes.Buffer
+	stdout, stderr = &out, &errb
+	defer func() { stdout, stderr = os.Stdout, os.Stderr }()
+	code := run(args)
+	return code, out.String() + errb.String()
+}
+
+func TestResearchBadInputFailsBeforeAnythingStarts(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"research"}, "exactly one question"},
+		{[]string{"research", ""}, "question is empty"},
+		{[]string{"research", strings.Repeat("why ", 1100)}, "limit is 4096"},
+		{[]string{"research", "q", "--threshold", "11"}, "novelty threshold 11 out of range"},
+		{[]string{"research", "q", "--min-rounds", "6", "--max-rounds", "3"}, "min rounds 6 is above max rounds 3"},
+		{[]string{"research", "q", "--epsilon", "-0.1"}, "epsilon -0.1 out of range"},
+		{[]string{"research", "q", "--provider", "altavista"}, `unknown provider "altavista"`},
+		{[]string{"research", "q", "--strategy", "forever"}, `unknown strategy "forever"`},
+		{[]string{"research", "q", "--novelty", "vibes"}, `unknown novelty method "vibes"`},
+		{[]string{"research", "q", "--max-rounds", "0"}, "--max-rounds must be at least 1"},
+		{[]string{"research", "q", "--mode", "ponder"}, `unknown mode "ponder"`},
+		{[]string{"research", "q", "--bogus"}, "flag provided but not defined"},
+	}
+	for _, c := range cases {
+		code, out := runCLI(t, c.args...)
+		if code != 2 || !strings.Contains(out, c.want) || strings.Contains(out, "cannot reach Temporal") {
+			t.Errorf("%v: code %d, output %q; want usage error containing %q", c.args[:min(len(c.args), 3)], code, out, c.want)
+		}
+		if strings.Count(strings.TrimSpace(out), "\n") > 0 {
+			t.Errorf("%v: want a one-line error, got %q", c.args[:min(len(c.args), 3)], out)
+		}
+	}
+}
+
+func TestUnreachableTemporalNamesTheAddress(t *testing.T) {
+	code, out := runCLI(t, "research", "what is iota")
+	if code != 1 || !strings.Contains(out, "cannot reach Temporal at 127.0.0.1:1") {
+		t.Fatalf("code %d, output %q", code, out)
+	}
+}
+
+func TestRequestOnlyOverridesFlagsTheUserSet(t *testing.T) {
+	f := newResearchFlags("research")
+	if _, err := parseInterleaved(f.fs, []string{"q", "--epsilon", "0", "--rounds", "3"}); err != nil {
+		t.Fatal(err)
+	}
+	req := f.request("q")
+	if req.Config.Epsilon == nil || *req.Config.Epsilon != 0 {
+		t.Fatalf("epsilon 0 must be kept, got %v", req.Config.Epsilon)
+	}
+	if req.Config.Strategy != config.StrategyFixed || req.Config.FixedRounds != 3 {
+		t.Fatalf("--rounds implies the fixed strategy: %+v", req.Config)
+	}
+	if req.Config.NoveltyThreshold != nil || req.Config.MaxRounds != 0 {
+		t.Fatalf("unset flags must stay unset so the defaults apply: %+v", req.Config)
+	}
+}
+
+func TestWorkflowIDComesFromMeaning(t *testing.T) {
+	a := WorkflowID(workflows.ResearchRequest{Question: "What does the Go memory model guarantee?"})
+	b := WorkflowID(workflows.ResearchRequest{Question: "What does the Go memory model guarantee?"})
+	c := WorkflowID(workflows.ResearchRequest{Question: "What does the Go memory model guarantee?", Config: config.Research{Strategy: "fixed"}})
+	if a != b || a == c {
+		t.Fatalf("ids: %s %s %s", a, b, c)
+	}
+	if !strings.HasPrefix(a, "research-go-memory-model-guarantee-") {
+		t.Fatalf("id %s does not read as the question", a)
+	}
+}
+
+func TestStrategyConfigAndSummary(t *testing.T) {
+	for name, ok := range map[string]bool{"saturation": true, "fixed-2": true, "fixed-20": true, "fixed-0": false, "fixed-x": false, "greedy": false} {
+		if _, err := strategyConfig(name); (err == nil) != ok {
+			t.Errorf("%s: err %v", name, err)
+		}
+	}
+	runs := []EvalRun{
+		{Strategy: "fixed-2", EvidenceRecall: 1, ReportRecall: 0.5, SearchCalls: 2, Rounds: 2, WallSeconds: 1},
+		{Strategy: "fixed-2", EvidenceRecall: 0.5, ReportRecall: 0, SearchCalls: 2, Rounds: 2, WallSeconds: 3},
+		{Strategy: "fixed-2", Error: "boom"},
+		{Strategy: "saturation", EvidenceRecall: 1, SearchCalls: 3, Rounds: 3},
+	}
+	got := Summarize([]string{"fixed-2", "saturation"}, runs)
+	if got[0].Questions != 3 || got[0].Failures != 1 || got[0].EvidenceRecall != 0.75 || got[0].ReportRecall != 0.25 || got[0].WallSeconds != 2 {
+		t.Fatalf("fixed-2 summary %+v", got[0])
+	}
+	if got[1].SearchCalls != 3 || got[1].Questions != 1 {
+		t.Fatalf("saturation summary %+v", got[1])
+	}
+}
