@@ -15,6 +15,15 @@ if [[ -x $BIN/ollama ]]; then
   echo "ollama: using $BIN/ollama"
   exit 0
 fi
+# A build is kept per user and version outside the checkout, so a fresh clone on the same
+# machine (CI) reuses it instead of compiling llama.cpp again.
+CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/sated/ollama-$OLLAMA_VERSION
+if [[ -x $CACHE/bin/ollama ]] && "$CACHE/bin/ollama" --version >/dev/null 2>&1; then
+  mkdir -p "$BIN"
+  cp "$CACHE/bin/ollama" "$BIN/ollama"
+  echo "ollama: using the build cached in $CACHE"
+  exit 0
+fi
 
 # Build needs: a C++ compiler, nlohmann/json and stb from Debian, miniaudio from a Go module.
 need=()
@@ -28,7 +37,7 @@ if ((${#need[@]})); then
   $SUDO apt-get update
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends "${need[@]}"
 fi
-if [[ ! -f $ROOT/.tools/include/miniaudio/miniaudio.h ]]; then
+if [[ ! -f $CACHE/include/miniaudio/miniaudio.h ]]; then
   # An empty temp dir, so no go.mod (least of all the project's) is read or changed.
   tmp=$(mktemp -d)
   dir=$(cd "$tmp" && GOFLAGS=-mod=mod go mod download -json "github.com/gen2brain/malgo@$MALGO_VERSION" |
@@ -39,14 +48,16 @@ if [[ ! -f $ROOT/.tools/include/miniaudio/miniaudio.h ]]; then
     echo "ollama: miniaudio.h not found in github.com/gen2brain/malgo@$MALGO_VERSION ($dir)" >&2
     exit 1
   fi
-  mkdir -p "$ROOT/.tools/include/miniaudio"
-  cp "$hdr" "$ROOT/.tools/include/miniaudio/miniaudio.h"
+  mkdir -p "$CACHE/include/miniaudio"
+  cp "$hdr" "$CACHE/include/miniaudio/miniaudio.h"
 fi
 
 echo "ollama: building github.com/ollama/ollama@$OLLAMA_VERSION (several minutes)"
 start=$(date +%s)
 mkdir -p "$BIN"
-CGO_ENABLED=1 CGO_CPPFLAGS="-I$ROOT/.tools/include ${CGO_CPPFLAGS:-}" GOBIN=$BIN \
+CGO_ENABLED=1 CGO_CPPFLAGS="-I$CACHE/include ${CGO_CPPFLAGS:-}" GOBIN=$BIN \
   go install -ldflags "-s -w -X=github.com/ollama/ollama/version.Version=${OLLAMA_VERSION#v}" \
   "github.com/ollama/ollama@$OLLAMA_VERSION"
+mkdir -p "$CACHE/bin"
+cp "$BIN/ollama" "$CACHE/bin/ollama.tmp" && mv "$CACHE/bin/ollama.tmp" "$CACHE/bin/ollama"
 echo "ollama: built in $(($(date +%s) - start))s: $("$BIN/ollama" --version 2>&1 | grep -i version | tail -n1)"
