@@ -8,7 +8,10 @@ export PATH := $(BIN):$(PATH)
 # Passed through to tests: 1 turns integration skips into failures.
 export SATED_REQUIRE_INTEGRATION
 
-TEST_ENV := TEMPORAL_ADDRESS=127.0.0.1:7233 OLLAMA_HOST=http://127.0.0.1:11434 \
+TEMPORAL_PORT ?= 7233
+OLLAMA_PORT ?= 11434
+export TEMPORAL_PORT OLLAMA_PORT
+TEST_ENV := TEMPORAL_ADDRESS=127.0.0.1:$(TEMPORAL_PORT) OLLAMA_HOST=http://127.0.0.1:$(OLLAMA_PORT) \
 	SATED_TEST_MODEL=sated-test-stories SATED_TEST_RANDOM_MODEL=sated-test-random
 PKGS ?= ./...
 TESTFLAGS ?=
