@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 
+	"go.temporal.io/sdk/activity"
+
 	"github.com/sated-dev/sated/internal/config"
 	"github.com/sated-dev/sated/internal/knowledge"
 	"github.com/sated-dev/sated/internal/llm"
@@ -62,6 +64,9 @@ func (a *Activities) modelNovelty(ctx context.Context, in NoveltyInput, text str
 	system, prompt := llm.NoveltyPrompt(in.Knowledge, promptSources(in.Results))
 	answer, u, err := a.model.Generate(ctx, llm.Evaluator, system, prompt)
 	if err != nil {
+		if reason, ok := lastAttemptDown(ctx, err); ok {
+			return NoveltyOutput{Score: novelty.Heuristic(text, in.Knowledge), Method: config.NoveltyHeuristic, Fallback: reason, Usage: u}, nil
+		}
 		return NoveltyOutput{}, err
 	}
 	score, ok := llm.ParseNovelty(answer)
@@ -82,6 +87,9 @@ func (a *Activities) embeddingNovelty(ctx context.Context, in NoveltyInput) (Nov
 	texts = append(texts, known...)
 	vecs, u, err := a.model.Embed(ctx, texts)
 	if err != nil {
+		if reason, ok := lastAttemptDown(ctx, err); ok {
+			return NoveltyOutput{Score: novelty.Heuristic(ResultsText(in.Results), in.Knowledge), Method: config.NoveltyHeuristic, Fallback: reason, Usage: u}, nil
+		}
 		return NoveltyOutput{}, err
 	}
 	if len(vecs) != len(texts) {
@@ -97,6 +105,9 @@ func (a *Activities) modelCompress(ctx context.Context, in CompressInput) (Compr
 	var c llm.Compression
 	outcome, u, err := a.model.GenerateJSON(ctx, llm.Producer, system, prompt, llm.CompressionSchema, &c, c.Validate)
 	if err != nil {
+		if reason, ok := lastAttemptDown(ctx, err); ok {
+			return CompressOutput{Knowledge: knowledge.Compress(in.Knowledge, in.Results, in.Cap), Compressor: "deterministic", Fallback: reason, Usage: u}, nil
+		}
 		return CompressOutput{}, err
 	}
 	if outcome.Fallback {
@@ -116,6 +127,11 @@ func (a *Activities) modelPlan(ctx context.Context, in PlanInput) (PlanOutput, e
 	outcome, u, err := a.model.GenerateJSON(ctx, llm.Planner, system, prompt, llm.PlanSchema, &p,
 		func() error { return p.Validate(in.Question) })
 	if err != nil {
+		if reason, ok := lastAttemptDown(ctx, err); ok {
+			d := deterministicPlan(in.Question, in.KnownFacts)
+			d.FallbackReason = reason
+			return PlanOutput{Plan: d, Usage: u}, nil
+		}
 		return PlanOutput{}, err
 	}
 	if outcome.Fallback {
@@ -145,6 +161,9 @@ func (a *Activities) modelGapQuery(ctx context.Context, in GapQueryInput) (GapQu
 	var g llm.GapQuery
 	outcome, u, err := a.model.GenerateJSON(ctx, llm.Planner, system, prompt, llm.GapQuerySchema, &g, g.Validate)
 	if err != nil {
+		if reason, ok := lastAttemptDown(ctx, err); ok {
+			return GapQueryOutput{Query: plan.GapQuery(in.Question, in.Knowledge, in.Previous), Planner: "deterministic", Fallback: reason, Usage: u}, nil
+		}
 		return GapQueryOutput{}, err
 	}
 	det := func(reason string) (GapQueryOutput, error) {
@@ -168,6 +187,23 @@ func (a *Activities) modelGapQuery(ctx context.Context, in GapQueryInput) (GapQu
 		out.Fallback = "repaired: " + outcome.Reason
 	}
 	return out, nil
+}
+
+// ModelAttempts is how many times a model stage is tried before it falls back: the workflow's
+// retry policy for model activities allows exactly this many.
+const ModelAttempts = 3
+
+// lastAttemptDown says whether a model error should end in the deterministic fallback: Ollama
+// is down or the model is missing, and Temporal has already retried. The reason names host and
+// model (the llm errors carry both).
+func lastAttemptDown(ctx context.Context, err error) (string, bool) {
+	if !llm.IsUnavailable(err) && !llm.IsModelMissing(err) {
+		return "", false
+	}
+	if activity.GetInfo(ctx).Attempt < ModelAttempts {
+		return "", false
+	}
+	return fmt.Sprintf("model unavailable after %d attempts, deterministic fallback: %v", ModelAttempts, err), true
 }
 
 // PrepareTask is the vision bridge: local image paths in the task are replaced by

@@ -136,7 +136,7 @@ func (a *Activities) Synthesize(ctx context.Context, in SynthesizeInput) (Synthe
 		case err != nil:
 			// keep the run's evidence: an extractive report instead of a lost run
 			out.Fallback = "model unavailable, extractive report written instead: " + err.Error()
-			if attempt := activity.GetInfo(ctx).Attempt; attempt < 3 {
+			if attempt := activity.GetInfo(ctx).Attempt; attempt < ModelAttempts {
 				return SynthesizeOutput{}, err // let Temporal retry first
 			}
 		case strings.TrimSpace(body) == "":

@@ -5,21 +5,25 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/sated-dev/sated/activities"
+	"github.com/sated-dev/sated/internal/corpus"
 	"github.com/sated-dev/sated/internal/eval"
 	"github.com/sated-dev/sated/internal/harness"
 	"github.com/sated-dev/sated/internal/saturation"
+	"github.com/sated-dev/sated/internal/search"
+	"github.com/sated-dev/sated/internal/testenv"
 	"github.com/sated-dev/sated/workflows"
 )
 
@@ -32,46 +36,27 @@ func harnessRequireIntegration(t *testing.T, what string, err error) {
 	t.Skipf("%s unavailable: %v", what, err)
 }
 
-// harnessStandInResearch answers each benchmark with the passages of the Go documentation
-// that state its gold facts, citing one source: the harness machinery, not research quality,
-// is under test here.
-func harnessStandInResearch(t *testing.T, qs []eval.Question) func(workflow.Context, workflows.ResearchRequest) (workflows.ResearchReport, error) {
-	out, err := exec.Command("go", "env", "GOROOT").Output()
+// harnessResearch registers the real research workflow and its activities on w, searching an
+// embedded corpus of $(go env GOROOT)/doc and writing reports under the test's temp dir.
+func harnessResearch(t *testing.T, ctx context.Context, w worker.Worker) {
+	idx, err := corpus.Open(filepath.Join(t.TempDir(), "corpus.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var docs strings.Builder
-	tag := regexp.MustCompile(`<[^>]*>`)
-	for _, name := range []string{"go_mem.html", "go_spec.html", "godebug.md", "asm.html"} {
-		b, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "doc", name))
-		if err != nil {
-			t.Skipf("Go documentation not available: %v", err)
-		}
-		docs.WriteString(tag.ReplaceAllString(string(b), " "))
+	t.Cleanup(func() { idx.Close() })
+	if _, err := idx.IndexPaths(ctx, []string{testenv.GoDocDir(t)}, corpus.IndexOptions{}); err != nil {
+		t.Fatal(err)
 	}
-	text := docs.String()
-	answers := map[string]string{}
-	for _, q := range qs {
-		var md strings.Builder
-		for _, f := range q.Gold {
-			for _, p := range f.Patterns {
-				if loc := regexp.MustCompile("(?i)" + p).FindStringIndex(text); loc != nil {
-					fmt.Fprintf(&md, "%s [1].\n", text[loc[0]:loc[1]])
-					break
-				}
-			}
-		}
-		answers[q.Question] = md.String()
-	}
-	return func(ctx workflow.Context, req workflows.ResearchRequest) (workflows.ResearchReport, error) {
-		return workflows.ResearchReport{Question: req.Question, Markdown: answers[req.Question], Sources: make([]workflows.Source, 1)}, nil
-	}
+	w.RegisterWorkflow(workflows.ResearchWorkflow)
+	w.RegisterActivity(activities.NewActivities(activities.Deps{
+		Providers: map[string]search.Provider{"corpus": idx}, Docs: idx, ReportDir: filepath.Join(t.TempDir(), "reports"),
+	}))
 }
 
 func harnessEventually(t *testing.T, what string, cond func() (bool, string)) {
 	t.Helper()
 	var last string
-	for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(300 * time.Millisecond) {
+	for deadline := time.Now().Add(4 * time.Minute); time.Now().Before(deadline); time.Sleep(300 * time.Millisecond) {
 		ok, state := cond()
 		if ok {
 			return
@@ -81,14 +66,48 @@ func harnessEventually(t *testing.T, what string, cond func() (bool, string)) {
 	t.Fatalf("timed out waiting for %s (last: %s)", what, last)
 }
 
-// TestHarnessOnDevServer creates a Schedule, runs a cycle from it, feeds the monitor to an
-// expansion decision and approves the expansion, all through the starter's functions.
+// harnessHistory fetches a workflow's history, replays it against the current workflow code
+// and, under SATED_RECORD_HISTORY=1, writes it to workflows/testdata/name for the replay test.
+func harnessHistory(t *testing.T, ctx context.Context, c client.Client, id, name string, wf any) {
+	t.Helper()
+	it := c.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	h := &historypb.History{}
+	for it.HasNext() {
+		e, err := it.Next()
+		if err != nil {
+			t.Fatalf("history of %s: %v", id, err)
+		}
+		h.Events = append(h.Events, e)
+	}
+	replayer := worker.NewWorkflowReplayer()
+	replayer.RegisterWorkflow(wf)
+	// the workflows derive child ids from their own id, so the replay needs the original one
+	if err := replayer.ReplayWorkflowHistoryWithOptions(nil, h, worker.ReplayWorkflowHistoryOptions{OriginalExecution: workflow.Execution{ID: id}}); err != nil {
+		t.Fatalf("replay %s: %v", id, err)
+	}
+	if os.Getenv("SATED_RECORD_HISTORY") != "1" {
+		return
+	}
+	b, err := protojson.MarshalOptions{Indent: " "}.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(testenv.ModuleRoot(t), "workflows", "testdata", name)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("recorded %s (%d events)", p, len(h.Events))
+}
+
+// TestHarnessOnDevServer creates a Schedule, runs a cycle from it with the real research
+// workflow over GOROOT/doc, feeds the monitor to an expansion decision and approves the
+// expansion, all through the starter's functions.
 func TestHarnessOnDevServer(t *testing.T) {
 	addr := os.Getenv("TEMPORAL_ADDRESS")
 	if addr == "" {
 		addr = "127.0.0.1:7233"
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	dctx, dcancel := context.WithTimeout(ctx, 5*time.Second)
 	c, err := client.DialContext(dctx, client.Options{HostPort: addr, Logger: quietLogger{}})
@@ -106,12 +125,21 @@ func TestHarnessOnDevServer(t *testing.T) {
 	}()
 
 	dir := t.TempDir()
-	qs, err := eval.ParseQuestions(bytes.NewReader(eval.GoQuestions))
+	all, err := eval.ParseQuestions(bytes.NewReader(eval.GoQuestions))
 	if err != nil {
 		t.Fatal(err)
 	}
+	var qs []eval.Question
+	for _, q := range all {
+		if q.ID == harnessQuestions[0] || q.ID == harnessQuestions[1] {
+			qs = append(qs, q)
+		}
+	}
+	if len(qs) != 2 {
+		t.Fatalf("questions %v not in the Go set", harnessQuestions)
+	}
 	store := harness.NewStore(filepath.Join(dir, "harness"))
-	if _, _, err := store.Init(harness.FromQuestions(qs[:2], 0.5, 1), time.Now()); err != nil {
+	if _, _, err := store.Init(harness.FromQuestions(qs, 0.5, 1), time.Now()); err != nil {
 		t.Fatal(err)
 	}
 
@@ -119,7 +147,7 @@ func TestHarnessOnDevServer(t *testing.T) {
 	w.RegisterWorkflowWithOptions(workflows.SaturationMonitorWorkflow, workflow.RegisterOptions{Name: workflows.SaturationMonitorWorkflowName})
 	w.RegisterWorkflowWithOptions(workflows.HarnessCycleWorkflow, workflow.RegisterOptions{Name: workflows.HarnessCycleWorkflowName})
 	w.RegisterWorkflowWithOptions(workflows.ExpansionWorkflow, workflow.RegisterOptions{Name: workflows.ExpansionWorkflowName})
-	w.RegisterWorkflowWithOptions(harnessStandInResearch(t, qs[:2]), workflow.RegisterOptions{Name: workflows.ResearchWorkflowName})
+	harnessResearch(t, ctx, w)
 	w.RegisterActivity(activities.NewHarnessActivities(store.Dir(), c, tq, nil))
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
@@ -146,8 +174,40 @@ func TestHarnessOnDevServer(t *testing.T) {
 		st, err = harnessStatus(ctx, c)
 		return err == nil && st.Cycles == 1, fmt.Sprint(err)
 	})
-	if l := st.Latest; l == nil || l.Metrics.Source != "sated" || l.Metrics.CeilingRate != 1 || l.Metrics.ProposalPassRate != 1 {
+	l := st.Latest
+	if l == nil || l.Metrics.Source != "sated" || len(l.Metrics.Benchmarks) != 2 {
 		t.Fatalf("scheduled cycle metrics %+v", st.Latest)
+	}
+	// Each benchmark's score is the fact recall of its real research report over GOROOT/doc.
+	ceiling, passed, recalled := 0, 0, 0
+	for i, b := range l.Metrics.Benchmarks {
+		var rep workflows.ResearchReport
+		if err := c.GetWorkflow(ctx, l.Metrics.CycleID+"-"+b.ID, "").Get(ctx, &rep); err != nil {
+			t.Fatalf("research run of %s: %v", b.ID, err)
+		}
+		if b.ID != qs[i].ID || len(rep.Sources) == 0 || !strings.HasPrefix(rep.Sources[0].URL, "file://") {
+			t.Fatalf("benchmark %s: research gave %d sources %+v", b.ID, len(rep.Sources), rep.Sources)
+		}
+		rec, total, _ := eval.FactRecall(rep.Markdown+"\n"+rep.Evidence, qs[i].Gold)
+		if want := eval.Recall(rec, total); b.Score != want {
+			t.Errorf("benchmark %s scored %.3f; its report recalls %d of %d facts", b.ID, b.Score, rec, total)
+		}
+		t.Logf("benchmark %s: %d of %d gold facts recalled from %d sources in %d rounds", b.ID, rec, total, len(rep.Sources), len(rep.Rounds))
+		if b.Score > harness.CeilingScore {
+			ceiling++
+		}
+		if b.Score >= b.Threshold {
+			passed++
+		}
+		if rec > 0 {
+			recalled++
+		}
+	}
+	if recalled == 0 {
+		t.Errorf("the real research recalled no gold fact from GOROOT/doc")
+	}
+	if l.Metrics.CeilingRate != float64(ceiling)/2 || l.Metrics.ProposalPassRate != float64(passed)/2 {
+		t.Errorf("cycle signals %+v from %d at the ceiling, %d passed", l.Metrics, ceiling, passed)
 	}
 
 	// A bad record is refused by the monitor's validator, even past the starter's own check.
@@ -161,18 +221,26 @@ func TestHarnessOnDevServer(t *testing.T) {
 		t.Errorf("bad update: %v", err)
 	}
 
-	// Nine more saturated cycles from another harness: ten HIGH in a row calls for expansion.
+	// Saturated cycles from another harness until ten HIGH in a row call for expansion: nine
+	// when the real cycle was itself HIGH, ten when it was not.
+	last := 10
+	if !l.Breakdown.Level.AtLeastHigh() {
+		last = 11
+	}
 	m := saturation.Metrics{CeilingRate: 1, RegressionPassRate: 1, ProposalPassRate: 1, AuditorUnanimity: 1,
 		Benchmarks: []saturation.BenchmarkScore{{ID: qs[0].ID, Score: 1}, {ID: qs[1].ID, Score: 0.99}}}
 	var res saturation.CycleResult
-	for i := 2; i <= 10; i++ {
+	for i := 2; i <= last; i++ {
 		m.CycleID = fmt.Sprintf("ext-%d", i)
 		if res, err = harnessRecord(ctx, c, tq, m); err != nil {
 			t.Fatalf("record %d: %v", i, err)
 		}
+		if i < last && res.ExpansionID != "" {
+			t.Fatalf("cycle %d started an expansion early: %+v", i, res)
+		}
 	}
-	if res.Cycle != 10 || res.Decision != saturation.DecisionExpansion || res.ExpansionID == "" {
-		t.Fatalf("cycle 10: %+v", res)
+	if res.Cycle != last || res.Decision != saturation.DecisionExpansion || res.ExpansionID == "" {
+		t.Fatalf("cycle %d: %+v", last, res)
 	}
 	id := res.ExpansionID
 	var exp workflows.ExpansionStatus
@@ -182,6 +250,9 @@ func TestHarnessOnDevServer(t *testing.T) {
 	})
 	if len(exp.Accepted.ThresholdIncreases) != 2 || exp.ProposalSource != "deterministic" {
 		t.Fatalf("proposal %+v", exp.Accepted)
+	}
+	if exp.ResearchWorkflowID == "" || exp.ResearchNote != "" {
+		t.Errorf("expansion research %q: %s", exp.ResearchWorkflowID, exp.ResearchNote)
 	}
 	if _, err := expansionDecide(ctx, c, "sated-no-such-expansion-"+suffix, true, "it", ""); err == nil || !strings.Contains(err.Error(), "no expansion") {
 		t.Errorf("unknown expansion: %v", err)
@@ -204,4 +275,17 @@ func TestHarnessOnDevServer(t *testing.T) {
 		st, err = harnessStatus(ctx, c)
 		return err == nil && len(st.Expansions) == 1 && st.Expansions[0].State == workflows.EventApplied && st.OpenExpansion == "", fmt.Sprint(st.Expansions, err)
 	})
+
+	// The recorded histories replay without nondeterminism (and become the replay test's data).
+	var done workflows.ExpansionStatus
+	if err := c.GetWorkflow(ctx, id, "").Get(ctx, &done); err != nil {
+		t.Fatalf("expansion result: %v", err)
+	}
+	harnessHistory(t, ctx, c, l.Metrics.CycleID, "harness_cycle_history.json", workflows.HarnessCycleWorkflow)
+	harnessHistory(t, ctx, c, id, "harness_expansion_history.json", workflows.ExpansionWorkflow)
+	harnessHistory(t, ctx, c, harnessMonitorID, "harness_monitor_history.json", workflows.SaturationMonitorWorkflow)
 }
+
+// harnessQuestions are the Go documentation questions the harness benchmarks; the real research
+// recalls gold facts for both from GOROOT/doc.
+var harnessQuestions = [2]string{"mem-drf-sc", "mem-channels"}

@@ -35,7 +35,7 @@ var (
 	llmOptions = workflow.ActivityOptions{
 		StartToCloseTimeout: 5 * time.Minute,
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: 2 * time.Second, BackoffCoefficient: 2,
-			MaximumInterval: 30 * time.Second, MaximumAttempts: 3, NonRetryableErrorTypes: nonRetryable},
+			MaximumInterval: 30 * time.Second, MaximumAttempts: activities.ModelAttempts, NonRetryableErrorTypes: nonRetryable},
 	}
 	fetchOptions = workflow.ActivityOptions{
 		StartToCloseTimeout: 90 * time.Second,
@@ -46,7 +46,7 @@ var (
 	synthOptions = workflow.ActivityOptions{
 		StartToCloseTimeout: 10 * time.Minute,
 		RetryPolicy: &temporal.RetryPolicy{InitialInterval: 2 * time.Second, BackoffCoefficient: 2,
-			MaximumInterval: time.Minute, MaximumAttempts: 3, NonRetryableErrorTypes: nonRetryable},
+			MaximumInterval: time.Minute, MaximumAttempts: activities.ModelAttempts, NonRetryableErrorTypes: nonRetryable},
 	}
 )
 

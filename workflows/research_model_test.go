@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -109,4 +110,50 @@ func TestEmbeddingNoveltyUsesTheEmbedder(t *testing.T) {
 	for _, r := range rep.Rounds[1:] {
 		require.Equal(t, config.NoveltyEmbedding, r.Method)
 	}
+}
+
+// downModel is Ollama refusing connections: every call fails as unavailable.
+type downModel struct {
+	brokenModel
+	attempts int
+}
+
+func (m *downModel) err() error {
+	m.mu.Lock()
+	m.attempts++
+	m.mu.Unlock()
+	return fmt.Errorf("ollama at http://127.0.0.1:1: model %q: %w", "planner-model", llm.ErrUnavailable)
+}
+
+func (m *downModel) Generate(context.Context, llm.Stage, string, string) (string, llm.Usage, error) {
+	return "", llm.Usage{}, m.err()
+}
+
+func (m *downModel) GenerateJSON(context.Context, llm.Stage, string, string, json.RawMessage, any, func() error) (llm.Outcome, llm.Usage, error) {
+	return llm.Outcome{}, llm.Usage{}, m.err()
+}
+
+func (m *downModel) GenerateFitted(context.Context, llm.Stage, string, string, []string, func([]string) string) (string, llm.Usage, int, error) {
+	return "", llm.Usage{}, 0, m.err()
+}
+
+func (m *downModel) Embed(context.Context, []string) ([][]float32, llm.Usage, error) {
+	return nil, llm.Usage{}, m.err()
+}
+
+func TestOllamaDownIsRetriedThenFallsBackKeepingTheEvidence(t *testing.T) {
+	model := &downModel{}
+	r1 := novel("a")
+	h := newResearchEnv(t, r1, novel("b"), stale(r1, "c"))
+	h.env = h.NewTestWorkflowEnvironment()
+	h.env.RegisterWorkflow(ResearchWorkflow)
+	h.env.RegisterActivity(activities.NewActivities(activities.Deps{
+		Providers: map[string]search.Provider{"corpus": h.provider}, Model: model, ReportDir: t.TempDir()}))
+	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Epsilon: f(0), Novelty: config.NoveltyModel}})
+	require.Contains(t, rep.Plan.FallbackReason, "model unavailable after 3 attempts")
+	require.Contains(t, rep.Plan.FallbackReason, "http://127.0.0.1:1")
+	require.True(t, rep.Extractive, "the report falls back to extractive and keeps the evidence")
+	require.NotEmpty(t, rep.Sources)
+	require.Contains(t, strings.Join(rep.Fallbacks, "\n"), "synthesis: model unavailable")
+	require.GreaterOrEqual(t, model.attempts, 3*3, "each model stage was retried before falling back")
 }
