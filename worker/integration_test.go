@@ -461,3 +461,50 @@ func TestResearchWithEveryModelStageOnRealOllama(t *testing.T) {
 		})
 	}
 }
+
+func TestInvestigationOnTheDevServer(t *testing.T) {
+	web := newSlowSearch(t, 20*time.Millisecond)
+	s := newStack(t, "SATED_SEARXNG_URL="+web.srv.URL, "SATED_FETCH_ALLOW=127.0.0.1")
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	syncDir := filepath.Join(filepath.Dir(testenv.GoDocDir(t)), "src", "sync")
+	if out, errOut, err := s.starterRun(ctx, "corpus", "index", testenv.GoDocDir(t), syncDir); err != nil {
+		t.Fatalf("corpus index: %v\n%s\n%s", err, out, errOut)
+	}
+	s.startWorker("worker")
+	out, errOut, err := s.starterRun(ctx, "research", "--mode", "investigate",
+		"How do sync.Once and sync.Mutex establish happens-before in the Go memory model?",
+		"--sources", "corpus,searxng", "--ceiling", "searxng=2", "--json")
+	if err != nil {
+		t.Fatalf("investigate: %v\n%s", err, errOut)
+	}
+	var rep workflows.InvestigationReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("report JSON: %v\n%s", err, out)
+	}
+	perSource := map[string]int{}
+	for _, e := range rep.Events {
+		perSource[e.Source]++
+	}
+	if perSource["corpus"] == 0 || perSource["searxng"] == 0 {
+		t.Fatalf("both sources must have queried: %v", perSource)
+	}
+	if len(rep.Findings) == 0 || rep.Markdown == "" {
+		t.Fatalf("no findings or report")
+	}
+	// the ceiling holds per hypothesis loop
+	loops := map[string]int{}
+	for _, e := range rep.Events {
+		if e.Source == "searxng" && e.Decider != "breadcrumb" && e.Decider != "entity" {
+			loops[e.Hypothesis]++
+		}
+	}
+	for h, n := range loops {
+		if n > 2 {
+			t.Errorf("searxng ran %d queries for hypothesis %q over its ceiling of 2", n, h)
+		}
+	}
+	if !strings.Contains(errOut, "corpus") {
+		t.Errorf("live progress did not show the sources:\n%s", errOut)
+	}
+}

@@ -1,10 +1,13 @@
 package workflows
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
 )
 
 // TestReplayRecordedHistory replays a research run recorded on the real dev server (by
@@ -15,5 +18,41 @@ func TestReplayRecordedHistory(t *testing.T) {
 	replayer.RegisterWorkflow(ResearchWorkflow)
 	if err := replayer.ReplayWorkflowHistoryFromJSONFile(nil, filepath.Join("testdata", "research_history.json")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestReplayHarnessHistories replays a harness cycle, an approved and applied expansion and the
+// monitor that recorded ten cycles and started it, all recorded on the real dev server (by
+// `SATED_RECORD_HISTORY=1 go test ./starter -run TestHarnessOnDevServer`).
+func TestReplayHarnessHistories(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		wf   any
+	}{
+		{"harness_cycle_history.json", HarnessCycleWorkflow},
+		{"harness_expansion_history.json", ExpansionWorkflow},
+		{"harness_monitor_history.json", SaturationMonitorWorkflow},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			f, err := os.Open(filepath.Join("testdata", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			h, err := client.HistoryFromJSON(f, client.HistoryJSONOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// the workflows derive child ids from their own id, so the replay needs the original one
+			id := h.Events[0].GetWorkflowExecutionStartedEventAttributes().GetWorkflowId()
+			if id == "" {
+				t.Fatal("the history does not start with the workflow's id")
+			}
+			replayer := worker.NewWorkflowReplayer()
+			replayer.RegisterWorkflow(tc.wf)
+			if err := replayer.ReplayWorkflowHistoryWithOptions(nil, h, worker.ReplayWorkflowHistoryOptions{OriginalExecution: workflow.Execution{ID: id}}); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }
