@@ -18,10 +18,10 @@ CORPUS=${CORPUS:-$(go env GOROOT)/doc}
 services=(temporal)
 if [[ ${OLLAMA:-} == 1 ]]; then
   services+=(ollama)
-  export OLLAMA_HOST=${OLLAMA_HOST:-http://127.0.0.1:11434}
+  export OLLAMA_HOST=${OLLAMA_HOST:-http://127.0.0.1:${OLLAMA_PORT:-11434}}
 fi
 bash scripts/services.sh start "${services[@]}"
-export TEMPORAL_ADDRESS=${TEMPORAL_ADDRESS:-127.0.0.1:7233}
+export TEMPORAL_ADDRESS=${TEMPORAL_ADDRESS:-127.0.0.1:${TEMPORAL_PORT:-7233}}
 if [[ -n ${OLLAMA_HOST:-} ]]; then
   echo "run: LLM stages use Ollama at $OLLAMA_HOST (planner=${SATED_PLANNER_MODEL:-none} producer=${SATED_PRODUCER_MODEL:-none} evaluator=${SATED_EVALUATOR_MODEL:-none} embed=${SATED_EMBED_MODEL:-none})"
 else
