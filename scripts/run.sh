@@ -22,6 +22,7 @@ if [[ ${OLLAMA:-} == 1 ]]; then
 fi
 bash scripts/services.sh start "${services[@]}"
 export TEMPORAL_ADDRESS=${TEMPORAL_ADDRESS:-127.0.0.1:${TEMPORAL_PORT:-7233}}
+export SATED_UI_URL=${SATED_UI_URL:-http://localhost:${TEMPORAL_UI_PORT:-8233}}
 if [[ -n ${OLLAMA_HOST:-} ]]; then
   echo "run: LLM stages use Ollama at $OLLAMA_HOST (planner=${SATED_PLANNER_MODEL:-none} producer=${SATED_PRODUCER_MODEL:-none} evaluator=${SATED_EVALUATOR_MODEL:-none} embed=${SATED_EMBED_MODEL:-none})"
 else

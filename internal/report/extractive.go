@@ -114,10 +114,11 @@ func ExtractiveBody(question string, sources []Source, perSource int) string {
 
 func keySentences(text, question string, qterms []string, limit int, seen map[string]bool) []string {
 	type cand struct {
-		idx   int
-		text  string
-		terms []string
-		score float64
+		idx     int
+		text    string
+		terms   []string
+		score   float64
+		overlap int
 	}
 	var cands []cand
 	tf := map[string]int{}
@@ -146,10 +147,15 @@ func keySentences(text, question string, qterms []string, limit int, seen map[st
 		if len(c.terms) > 0 {
 			salience /= math.Sqrt(float64(len(c.terms)))
 		}
+		c.overlap = overlap
 		c.score = 2*float64(overlap) + salience + 0.5/float64(1+c.idx)
 		if len(c.terms) < 4 {
 			c.score *= 0.6 // terse fragments rarely carry a finding
 		}
+	}
+	if len(qterms) > 0 {
+		// a sentence that shares no term with the question is not a finding for it
+		cands = slices.DeleteFunc(cands, func(c cand) bool { return c.overlap == 0 })
 	}
 	slices.SortStableFunc(cands, func(a, b cand) int {
 		switch {
