@@ -445,6 +445,8 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage,
 	if err != nil {
 		return nil, Usage{}, err
 	}
+	// the same clamped window as chat calls: a different num_ctx would make Ollama reload the model
+	sc = c.window(ctx, sc)
 	var total Usage
 	out := make([][]float32, 0, len(texts))
 	for start := 0; start < len(texts); start += EmbedBatch {
