@@ -12,6 +12,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/sated-dev/sated/internal/novelty"
 )
 
 // Defaults from the product design.
@@ -375,7 +377,7 @@ func EmbeddingSimilarity(embed func(ctx context.Context, texts []string) ([][]fl
 		}
 		out := make([]float64, len(texts))
 		for i := range texts {
-			out[i] = cosine32(vecs[0], vecs[i+1])
+			out[i] = novelty.Cosine(vecs[0], vecs[i+1])
 		}
 		return out, nil
 	}
@@ -421,22 +423,6 @@ func cosine(a, b map[string]float64) float64 {
 	}
 	for _, v := range b {
 		nb += v * v
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
-}
-
-func cosine32(a, b []float32) float64 {
-	if len(a) != len(b) {
-		return 0
-	}
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
 	}
 	if na == 0 || nb == 0 {
 		return 0
