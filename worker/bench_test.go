@@ -3,11 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
-	"math/rand"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,7 +14,6 @@ import (
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
-	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -30,72 +25,19 @@ import (
 	"github.com/sated-dev/sated/workflows"
 )
 
-// benchStack is newStack for benchmarks (newStack and its startWorker and client need a
-// *testing.T); starterRun is the shared one.
+// benchStack adds the benchmarks' helpers to the integration tests' stack.
 type benchStack struct {
 	*stack
-	b     *testing.B
-	queue string
+	b *testing.B
 }
 
 func newBenchStack(b *testing.B, extra ...string) *benchStack {
 	if testing.Short() {
 		b.Skip("benchmark against real servers; skipped under -short")
 	}
-	addr := testenv.TemporalAddress(b)
-	buildOnce.Do(func() {
-		binDir, _ = os.MkdirTemp("", "sated-bin-")
-		workerBin = testenv.Build(b, "worker", binDir)
-		startBin = testenv.Build(b, "starter", binDir)
-	})
-	dir := b.TempDir()
-	queue := fmt.Sprintf("bench-%s-%d", strings.ToLower(b.Name()), rand.Int63())
-	env := append(os.Environ(),
-		"TEMPORAL_ADDRESS="+addr,
-		"SATED_DATA_DIR="+filepath.Join(dir, "data"),
-		"SATED_TASK_QUEUE="+queue,
-		fmt.Sprintf("SATED_MEMORY_TASK_QUEUE=bench-mem-%d", rand.Int63()),
-		"OLLAMA_HOST=", "MEILI_URL=",
-	)
-	env = append(env, extra...)
-	return &benchStack{stack: &stack{dir: dir, worker: workerBin, starter: startBin, env: env, addr: addr}, b: b, queue: queue}
+	return &benchStack{stack: newStack(b, append([]string{"SATED_ACTIVITY_JOURNAL="}, extra...)...), b: b}
 }
 
-// startWorker runs the worker binary until the benchmark ends.
-func (s *benchStack) startWorker() {
-	logf, err := os.Create(filepath.Join(s.dir, "worker.log"))
-	if err != nil {
-		s.b.Fatal(err)
-	}
-	cmd := exec.Command(s.worker)
-	cmd.Env = s.env
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		s.b.Fatalf("start worker: %v", err)
-	}
-	s.b.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		logf.Close()
-		if s.b.Failed() {
-			out, _ := os.ReadFile(logf.Name())
-			s.b.Logf("worker log:\n%s", out)
-		}
-	})
-}
-
-func (s *benchStack) client() client.Client {
-	// the SDK logs every activity at debug level; the numbers are what the benchmark prints
-	quiet := tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
-	c, err := client.Dial(client.Options{HostPort: s.addr, Logger: quiet})
-	if err != nil {
-		s.b.Fatal(err)
-	}
-	s.b.Cleanup(c.Close)
-	return c
-}
-
-// index adds directories to the stack's corpus through the starter, as a user would.
 func (s *benchStack) index(ctx context.Context, dirs ...string) {
 	if out, errOut, err := s.starterRun(ctx, append([]string{"corpus", "index"}, dirs...)...); err != nil {
 		s.b.Fatalf("corpus index: %v\n%s\n%s", err, out, errOut)
@@ -145,7 +87,7 @@ func BenchmarkRoundOverhead(b *testing.B) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	s.index(ctx, testenv.GoDocDir(b))
-	s.startWorker()
+	s.startWorker("worker")
 	c := s.client()
 
 	noopQueue := s.queue + "-noop"
@@ -209,7 +151,7 @@ func BenchmarkConcurrentRuns50(b *testing.B) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	s.index(ctx, testenv.GoDocDir(b))
-	s.startWorker()
+	s.startWorker("worker")
 	c := s.client()
 	questions := []string{
 		memQuestion,
@@ -471,7 +413,7 @@ func benchNoveltyWall(b *testing.B, host, stories, random string) {
 	// as in the model integration test: the sync sources give later rounds new results to score
 	doc := testenv.GoDocDir(b)
 	s.index(ctx, doc, filepath.Join(filepath.Dir(doc), "src", "sync"))
-	s.startWorker()
+	s.startWorker("worker")
 	c := s.client()
 	q := "What does the Go memory model say about channels and sync.Mutex?"
 	n := 0

@@ -35,12 +35,13 @@ import (
 
 // stack is a worker and a starter built from this tree, sharing one data dir and task queue.
 type stack struct {
-	t       *testing.T
+	t       testing.TB
 	dir     string
 	worker  string
 	starter string
 	env     []string
 	addr    string
+	queue   string
 }
 
 var (
@@ -50,7 +51,7 @@ var (
 	startBin  string
 )
 
-func newStack(t *testing.T, extra ...string) *stack {
+func newStack(t testing.TB, extra ...string) *stack {
 	addr := testenv.TemporalAddress(t)
 	buildOnce.Do(func() {
 		binDir, _ = os.MkdirTemp("", "sated-bin-")
@@ -58,16 +59,17 @@ func newStack(t *testing.T, extra ...string) *stack {
 		startBin = testenv.Build(t, "starter", binDir)
 	})
 	dir := t.TempDir()
+	queue := fmt.Sprintf("it-%s-%d", strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-")), rand.Int63())
 	env := append(os.Environ(),
 		"TEMPORAL_ADDRESS="+addr,
 		"SATED_DATA_DIR="+filepath.Join(dir, "data"),
-		fmt.Sprintf("SATED_TASK_QUEUE=it-%s-%d", strings.ToLower(t.Name()), rand.Int63()),
+		"SATED_TASK_QUEUE="+queue,
 		fmt.Sprintf("SATED_MEMORY_TASK_QUEUE=it-mem-%d", rand.Int63()),
 		"SATED_ACTIVITY_JOURNAL="+filepath.Join(dir, "journal.jsonl"),
 		"OLLAMA_HOST=", "MEILI_URL=",
 	)
 	env = append(env, extra...)
-	return &stack{t: t, dir: dir, worker: workerBin, starter: startBin, env: env, addr: addr}
+	return &stack{t: t, dir: dir, worker: workerBin, starter: startBin, env: env, addr: addr, queue: queue}
 }
 
 // startWorker runs a worker process; it is killed when the test ends.
