@@ -198,6 +198,32 @@ func TestFullRunOverGoDocs(t *testing.T) {
 		t.Errorf("saturation chart is not valid SVG: %v", err)
 	}
 
+	// the run remembered what it established: memory holds it and the next run starts from it
+	out, errOut, err = s.starterRun(ctx, "memory", "stats", "--json")
+	if err != nil || !strings.Contains(out, "count") {
+		t.Fatalf("memory stats: %v\n%s\n%s", err, out, errOut)
+	}
+	var stats struct {
+		Stats struct {
+			Count int `json:"count"`
+		} `json:"stats"`
+	}
+	json.Unmarshal([]byte(out), &stats)
+	if stats.Stats.Count == 0 {
+		t.Errorf("memory is empty after a completed run: %s", out)
+	}
+	out, errOut, err = s.starterRun(ctx, "research", "How does the Go memory model define happens-before for channel operations?", "--json")
+	if err != nil {
+		t.Fatalf("second research: %v\n%s", err, errOut)
+	}
+	var second workflows.ResearchReport
+	if err := json.Unmarshal([]byte(out), &second); err != nil {
+		t.Fatal(err)
+	}
+	if len(second.Plan.KnownFacts) == 0 || !strings.Contains(second.Markdown, "## Prior knowledge") {
+		t.Errorf("the second run did not start from what the first established: known facts %v", second.Plan.KnownFacts)
+	}
+
 	// the recorded history replays without nondeterminism
 	c := s.client()
 	h := history(t, c, rep.WorkflowID, "")
