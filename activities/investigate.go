@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -322,4 +323,77 @@ func (a *Activities) CheckInvestigationSources(ctx context.Context, in Investiga
 		}
 	}
 	return out, badInput("investigation: sources unavailable: %s", strings.Join(why, "; "))
+}
+
+// LeadsInput asks for the leads in an investigation's results.
+type LeadsInput struct {
+	Texts    []string `json:"texts"` // result titles and snippets, bounded
+	UseModel bool     `json:"use_model"`
+}
+
+// LeadsOutput is every lead found, ranked: identifiers, organisations, people, acronyms.
+type LeadsOutput struct {
+	Leads     []investigate.Breadcrumb `json:"leads"`
+	Extractor string                   `json:"extractor"` // patterns, or patterns+model
+	Fallback  string                   `json:"fallback,omitempty"`
+	Usage     Usage                    `json:"usage"`
+}
+
+// modelLeads is the model's answer: the names it sees, by kind.
+type modelLeads struct {
+	Identifiers   []string `json:"identifiers"`
+	Organisations []string `json:"organisations"`
+	People        []string `json:"people"`
+	Acronyms      []string `json:"acronyms"`
+}
+
+var leadsSchema = json.RawMessage(`{"type":"object","properties":{` +
+	`"identifiers":{"type":"array","items":{"type":"string"}},"organisations":{"type":"array","items":{"type":"string"}},` +
+	`"people":{"type":"array","items":{"type":"string"}},"acronyms":{"type":"array","items":{"type":"string"}}},` +
+	`"required":["identifiers","organisations","people","acronyms"]}`)
+
+// maxLeadText bounds the text shown to the model for lead extraction.
+const maxLeadText = 6000
+
+// ExtractLeads finds the leads in the results by patterns and, with a model, by asking it too;
+// a name the model gives that the texts do not contain is dropped.
+func (a *Activities) ExtractLeads(ctx context.Context, in LeadsInput) (LeadsOutput, error) {
+	out := LeadsOutput{Leads: investigate.Breadcrumbs(in.Texts, 0), Extractor: "patterns"}
+	if !in.UseModel || a.model == nil || !a.model.Configured(llm.Planner) {
+		return out, nil
+	}
+	var b strings.Builder
+	for _, t := range in.Texts {
+		if b.Len()+len(t) > maxLeadText {
+			break
+		}
+		b.WriteString("- " + t + "\n")
+	}
+	var got modelLeads
+	prompt := "Search results:\n" + b.String() + "\nList the identifiers (standards, CVEs, versions, issue numbers), organisations, people and acronyms these results name. Copy each exactly as written. Answer as JSON."
+	outcome, u, err := a.model.GenerateJSON(ctx, llm.Planner, "You extract names from text. Answer with one JSON object only.",
+		prompt, leadsSchema, &got, func() error { return nil })
+	out.Usage = u
+	if err != nil {
+		if reason, ok := lastAttemptDown(ctx, err); ok {
+			out.Fallback = reason
+			return out, nil
+		}
+		return LeadsOutput{}, err
+	}
+	if outcome.Fallback {
+		out.Fallback = "model leads unusable: " + outcome.Reason
+		return out, nil
+	}
+	var model []investigate.Breadcrumb
+	for kind, names := range map[string][]string{investigate.KindIdentifier: got.Identifiers,
+		investigate.KindOrganisation: got.Organisations, investigate.KindPerson: got.People, investigate.KindAcronym: got.Acronyms} {
+		for _, n := range names {
+			model = append(model, investigate.Breadcrumb{Text: n, Kind: kind})
+		}
+	}
+	sort.SliceStable(model, func(i, j int) bool { return model[i].Kind+model[i].Text < model[j].Kind+model[j].Text })
+	out.Leads = investigate.MergeModelLeads(out.Leads, model, in.Texts)
+	out.Extractor = "patterns+model"
+	return out, nil
 }

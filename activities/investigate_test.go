@@ -176,3 +176,36 @@ func TestCheckInvestigationSourcesAndReport(t *testing.T) {
 	require.Equal(t, "sated-source-brave", SourceTaskQueue("brave"))
 	require.Greater(t, SourceRateLimits["corpus"], SourceRateLimits["duckduckgo"])
 }
+
+func TestExtractLeadsAddsOnlyModelLeadsPresentInTheTexts(t *testing.T) {
+	texts := []string{"Russ Cox of Google described RFC 9110 compliance.", "The Go Team at Google maintains net/http."}
+	model := &invModel{answers: []string{`{"identifiers":["RFC 9110"],"organisations":["Google","Acme Corp"],"people":["Russ Cox"],"acronyms":[]}`}}
+	acts := NewActivities(Deps{Model: model})
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestActivityEnvironment()
+	env.RegisterActivity(acts)
+	v, err := env.ExecuteActivity(acts.ExtractLeads, LeadsInput{Texts: texts, UseModel: true})
+	require.NoError(t, err)
+	var out LeadsOutput
+	require.NoError(t, v.Get(&out))
+	require.Equal(t, "patterns+model", out.Extractor)
+	var names []string
+	for _, l := range out.Leads {
+		names = append(names, l.Text)
+	}
+	require.Contains(t, names, "Russ Cox")
+	require.NotContains(t, names, "Acme Corp", "a name the texts do not contain is the model's invention")
+	require.Equal(t, investigate.KindIdentifier, out.Leads[0].Kind)
+	require.Equal(t, 1, out.Usage.Calls)
+
+	// a model that cannot answer leaves the pattern leads, with the reason
+	bad := NewActivities(Deps{Model: &invModel{answers: []string{"{", "nope"}}})
+	env2 := s.NewTestActivityEnvironment()
+	env2.RegisterActivity(bad)
+	v, err = env2.ExecuteActivity(bad.ExtractLeads, LeadsInput{Texts: texts, UseModel: true})
+	require.NoError(t, err)
+	require.NoError(t, v.Get(&out))
+	require.Equal(t, "patterns", out.Extractor)
+	require.Contains(t, out.Fallback, "model leads unusable")
+	require.NotEmpty(t, out.Leads)
+}

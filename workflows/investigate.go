@@ -84,10 +84,9 @@ func InvestigationWorkflow(ctx workflow.Context, req InvestigationRequest) (Inve
 	inv.prog.Phase = PhaseInvestigating
 	inv.hypotheses(planned.Tasks)
 
-	texts := inv.texts()
 	if n := *cfg.Breadcrumbs; n > 0 && !inv.tripped() {
 		inv.prog.Phase = PhaseBreadcrumbs
-		inv.followBreadcrumbs(investigate.Breadcrumbs(texts, 0), n)
+		inv.followBreadcrumbs(inv.extractLeads(ctx), n)
 	}
 
 	inv.prog.Phase = PhaseVerifying
@@ -363,6 +362,28 @@ func (inv *investigation) searchAll(task string, labels, queries []string, decid
 	}
 	inv.prog.Findings = len(inv.findings)
 	return src, news, errs
+}
+
+// extractLeads finds the leads in the results so far: patterns, plus the model when there is one
+// and the budget allows; a failed extraction falls back to the patterns alone.
+func (inv *investigation) extractLeads(ctx workflow.Context) []investigate.Breadcrumb {
+	texts := inv.texts()
+	useModel := inv.useModel && inv.budget.ModelFits(inv.prog.Spend)
+	opts := localOptions
+	if useModel {
+		opts = llmOptions
+	}
+	var out activities.LeadsOutput
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), a.ExtractLeads,
+		activities.LeadsInput{Texts: texts, UseModel: useModel}).Get(ctx, &out); err != nil {
+		inv.fallback("lead extraction failed, using patterns: " + errMsg(err))
+		return investigate.Breadcrumbs(texts, 0)
+	}
+	inv.prog.Spend.ModelCalls += out.Usage.Calls
+	if out.Fallback != "" {
+		inv.fallback("leads: " + out.Fallback)
+	}
+	return out.Leads
 }
 
 // followBreadcrumbs follows the top n leads the question does not already name.

@@ -259,3 +259,43 @@ func Mentioning(texts []string, phrase string, n int) []string {
 	}
 	return out
 }
+
+// MergeModelLeads adds leads a model named to the pattern leads: each must literally occur in
+// the texts (a model's invention is dropped), is counted by the documents mentioning it, and the
+// result is ranked like Breadcrumbs (identifiers, organisations, people, acronyms; then count).
+func MergeModelLeads(pattern []Breadcrumb, model []Breadcrumb, texts []string) []Breadcrumb {
+	out := append([]Breadcrumb{}, pattern...)
+	have := map[string]bool{}
+	for _, b := range pattern {
+		have[NormalizeName(b.Text)] = true
+	}
+	lower := make([]string, len(texts))
+	for i, t := range texts {
+		lower[i] = strings.ToLower(t)
+	}
+	for _, m := range model {
+		text := strings.TrimSpace(m.Text)
+		key := NormalizeName(text)
+		if _, known := kindRank[m.Kind]; !known || len(text) < 2 || have[key] {
+			continue
+		}
+		n := 0
+		for _, t := range lower {
+			if strings.Contains(t, strings.ToLower(text)) {
+				n++
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		have[key] = true
+		out = append(out, Breadcrumb{Text: text, Kind: m.Kind, Count: n})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if kindRank[out[i].Kind] != kindRank[out[j].Kind] {
+			return kindRank[out[i].Kind] < kindRank[out[j].Kind]
+		}
+		return out[i].Count > out[j].Count
+	})
+	return out
+}
