@@ -65,6 +65,14 @@ func badInput(format string, a ...any) error {
 	return temporal.NewNonRetryableApplicationError(msg, "BadInput", nil)
 }
 
+// ProviderUnusable marks a search error no other query can avoid (an empty corpus, a provider
+// this worker lacks): the run stops searching at once and says why.
+const ProviderUnusable = "ProviderUnusable"
+
+func unusable(format string, a ...any) error {
+	return temporal.NewNonRetryableApplicationError(fmt.Sprintf(format, a...), ProviderUnusable, nil)
+}
+
 // classify turns bad-input errors from the libraries into non-retryable errors and leaves the
 // rest to Temporal's retry policy.
 func classify(what string, err error) error {
@@ -98,9 +106,16 @@ func (a *Activities) Search(ctx context.Context, in SearchInput) (SearchOutput, 
 	p, ok := a.providers[in.Provider]
 	if !ok {
 		if config.KnownProvider(in.Provider) {
-			return SearchOutput{}, badInput("search: provider %q is not configured on this worker", in.Provider)
+			return SearchOutput{}, unusable("search: provider %q is not configured on this worker (see the README's configuration)", in.Provider)
 		}
-		return SearchOutput{}, badInput("search: unknown provider %q", in.Provider)
+		return SearchOutput{}, unusable("search: unknown provider %q", in.Provider)
+	}
+	if c, ok := p.(interface {
+		Count(context.Context) (int, error)
+	}); ok {
+		if n, err := c.Count(ctx); err == nil && n == 0 {
+			return SearchOutput{}, unusable("search: the %s index is empty: index documents with 'starter corpus index PATH...'", in.Provider)
+		}
 	}
 	if a.cache != nil && !in.NoCache {
 		if rs, ok, err := a.cache.Get(ctx, in.Provider, q); err == nil && ok {

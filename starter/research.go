@@ -266,6 +266,7 @@ func follow(ctx context.Context, c client.Client, id, runID string, asJSON bool)
 	var view progressView
 	tick := time.NewTicker(700 * time.Millisecond)
 	defer tick.Stop()
+	started, answered, hinted := time.Now(), false, false
 	for {
 		select {
 		case err := <-done:
@@ -278,7 +279,13 @@ func follow(ctx context.Context, c client.Client, id, runID string, asJSON bool)
 			return printReport(rep, asJSON)
 		case <-tick.C:
 			if p, err := queryProgress(ctx, c, id, runID); err == nil {
+				answered = true
 				printProgress(p, &view)
+			} else if !answered && !hinted && time.Since(started) > 10*time.Second {
+				// a query needs a worker: none answering usually means none is running
+				hinted = true
+				fmt.Fprintf(stderr, "  no worker has answered yet on task queue %q: is one running? ('make run' starts one, or 'go run ./worker')\n",
+					config.FromEnv().TaskQueue)
 			}
 		case <-ctx.Done():
 			fmt.Fprintf(stderr, "\nstopped following; the run goes on: starter watch %s\n", id)
@@ -289,6 +296,8 @@ func follow(ctx context.Context, c client.Client, id, runID string, asJSON bool)
 
 func queryProgress(ctx context.Context, c client.Client, id, runID string) (workflows.Progress, error) {
 	var p workflows.Progress
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
 	v, err := c.QueryWorkflow(ctx, id, runID, workflows.ProgressQuery)
 	if err != nil {
 		return p, err

@@ -391,6 +391,14 @@ func (r *run) search(task string, p Plan, seed int64, stopCh workflow.ReceiveCha
 		previous = append(previous, rec.Query)
 
 		out, err := r.searchOnce(rec.Query)
+		var appErr *temporal.ApplicationError
+		if errors.As(err, &appErr) && appErr.Type() == activities.ProviderUnusable {
+			rec.Decision, rec.Note = DecisionSearchError, appErr.Message()
+			r.pushRound(rec)
+			r.fallback(fmt.Sprintf("round %d: %s", round, appErr.Message()))
+			r.stopWhy = appErr.Message()
+			return
+		}
 		if err != nil {
 			failures++
 			rec.Decision = DecisionSearchError

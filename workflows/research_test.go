@@ -305,3 +305,13 @@ func TestResultsAreDeduplicatedByNormalizedURLAcrossRounds(t *testing.T) {
 	}
 	require.LessOrEqual(t, len(rep.Knowledge), config.DefaultKnowledgeCap)
 }
+
+func TestUnusableProviderStopsAtOnceWithTheReason(t *testing.T) {
+	h := newResearchEnv(t, novel("a"))
+	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Provider: "searxng"}})
+	require.Len(t, rep.Rounds, 1)
+	require.Equal(t, DecisionSearchError, rep.Rounds[0].Decision)
+	require.Contains(t, rep.StopReason, `provider "searxng" is not configured on this worker`)
+	require.Empty(t, h.provider.queries)
+	require.NotEmpty(t, rep.Markdown)
+}
