@@ -143,13 +143,14 @@ func (f *researchFlags) request(question string) workflows.ResearchRequest {
 	return workflows.ResearchRequest{Question: question, Config: c, Seed: f.seed, NoModel: f.noModel}
 }
 
-// zeroIsSet catches flags whose zero value would silently mean "default" in the request.
+// zeroIsSet refuses 0 for the flags whose zero means "the default" in the request, so that
+// 0 is never silently replaced (--quality-floor 1 turns the floor off).
 func (f *researchFlags) zeroIsSet() error {
 	var err error
 	f.fs.Visit(func(fl *flag.Flag) {
 		switch fl.Name {
 		case "rounds", "min-rounds", "max-rounds", "knowledge-cap", "quality-floor", "results":
-			if fl.Value.String() == "0" && err == nil && fl.Name != "quality-floor" {
+			if err == nil && fl.Value.String() == "0" {
 				err = usagef("--%s must be at least 1", fl.Name)
 			}
 		}
