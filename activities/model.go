@@ -193,17 +193,18 @@ func (a *Activities) modelGapQuery(ctx context.Context, in GapQueryInput) (GapQu
 // retry policy for model activities allows exactly this many.
 const ModelAttempts = 3
 
-// lastAttemptDown says whether a model error should end in the deterministic fallback: Ollama
-// is down or the model is missing, and Temporal has already retried. The reason names host and
-// model (the llm errors carry both).
+// lastAttemptDown says whether a model error should end in the deterministic fallback: Temporal
+// has retried the stage as often as the workflow allows, so a run never fails because of its
+// model. The reason names host and model (the llm errors carry both).
 func lastAttemptDown(ctx context.Context, err error) (string, bool) {
-	if !llm.IsUnavailable(err) && !llm.IsModelMissing(err) {
+	if ctx.Err() != nil || activity.GetInfo(ctx).Attempt < ModelAttempts {
 		return "", false
 	}
-	if activity.GetInfo(ctx).Attempt < ModelAttempts {
-		return "", false
+	what := "failed"
+	if llm.IsUnavailable(err) || llm.IsModelMissing(err) {
+		what = "unavailable"
 	}
-	return fmt.Sprintf("model unavailable after %d attempts, deterministic fallback: %v", ModelAttempts, err), true
+	return fmt.Sprintf("model %s after %d attempts, deterministic fallback: %v", what, ModelAttempts, err), true
 }
 
 // PrepareTask is the vision bridge: local image paths in the task are replaced by

@@ -131,14 +131,13 @@ func (a *Activities) Synthesize(ctx context.Context, in SynthesizeInput) (Synthe
 			llm.SourceEvidence(ps), llm.SynthesisRender(in.Knowledge, prior))
 		out.Usage.Add(u)
 		switch {
-		case err != nil && !llm.IsModelMissing(err) && !llm.IsUnavailable(err):
-			return SynthesizeOutput{}, err
 		case err != nil:
-			// keep the run's evidence: an extractive report instead of a lost run
-			out.Fallback = "model unavailable, extractive report written instead: " + err.Error()
-			if attempt := activity.GetInfo(ctx).Attempt; attempt < ModelAttempts {
+			reason, ok := lastAttemptDown(ctx, err)
+			if !ok {
 				return SynthesizeOutput{}, err // let Temporal retry first
 			}
+			// keep the run's evidence: an extractive report instead of a lost run
+			out.Fallback = "extractive report written instead: " + reason
 		case strings.TrimSpace(body) == "":
 			out.Fallback = "model returned an empty report; extractive report written instead"
 		default:

@@ -154,6 +154,6 @@ func TestOllamaDownIsRetriedThenFallsBackKeepingTheEvidence(t *testing.T) {
 	require.Contains(t, rep.Plan.FallbackReason, "http://127.0.0.1:1")
 	require.True(t, rep.Extractive, "the report falls back to extractive and keeps the evidence")
 	require.NotEmpty(t, rep.Sources)
-	require.Contains(t, strings.Join(rep.Fallbacks, "\n"), "synthesis: model unavailable")
+	require.Contains(t, strings.Join(rep.Fallbacks, "\n"), "synthesis: extractive report written instead: model unavailable after 3 attempts")
 	require.GreaterOrEqual(t, model.attempts, 3*3, "each model stage was retried before falling back")
 }
