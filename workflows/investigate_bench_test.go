@@ -41,6 +41,24 @@ func (r renamed) Search(ctx context.Context, q string, limit int) ([]search.Resu
 	return rs, err
 }
 
+// benchCorpora loads the Go question set and indexes the rich source (GOROOT/doc plus
+// src/runtime and src/sync) and the shallow one (GOROOT/doc alone).
+func benchCorpora(b *testing.B) (qs []eval.Question, rich, shallow *corpus.Index) {
+	root := filepath.Dir(testenv.GoDocDir(b))
+	f, err := os.Open(filepath.Join(testenv.ModuleRoot(b), "internal/eval/testdata/go-questions.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	qs, err = eval.ParseQuestions(f)
+	f.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	rich = benchIndex(b, "rich", filepath.Join(root, "doc"), filepath.Join(root, "src/runtime"), filepath.Join(root, "src/sync"))
+	shallow = benchIndex(b, "shallow", filepath.Join(root, "doc"))
+	return qs, rich, shallow
+}
+
 func benchIndex(b *testing.B, dir string, inputs ...string) *corpus.Index {
 	x, err := corpus.Open(filepath.Join(b.TempDir(), dir+".db"))
 	if err != nil {
@@ -97,18 +115,7 @@ func recall(b *testing.B, x *corpus.Index, rs []search.Result, gold []eval.Fact)
 // "duckduckgo" is GOROOT/doc alone answering 5 results per query (shallow). Run with
 // go test ./workflows -run '^$' -bench InvestigationVsBaseline -benchtime 1x
 func BenchmarkInvestigationVsBaseline(b *testing.B) {
-	root := filepath.Dir(testenv.GoDocDir(b))
-	f, err := os.Open(filepath.Join(testenv.ModuleRoot(b), "internal/eval/testdata/go-questions.jsonl"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	qs, err := eval.ParseQuestions(f)
-	f.Close()
-	if err != nil {
-		b.Fatal(err)
-	}
-	rich := benchIndex(b, "rich", filepath.Join(root, "doc"), filepath.Join(root, "src/runtime"), filepath.Join(root, "src/sync"))
-	shallow := benchIndex(b, "shallow", filepath.Join(root, "doc"))
+	qs, rich, shallow := benchCorpora(b)
 	providers := map[string]search.Provider{"corpus": rich, "duckduckgo": renamed{shallow, "duckduckgo"}}
 	sources := []string{"corpus", "duckduckgo"}
 	acts := activities.NewActivities(activities.Deps{Providers: providers})

@@ -4,8 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -14,11 +12,9 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/sated-dev/sated/activities"
-	"github.com/sated-dev/sated/internal/eval"
 	"github.com/sated-dev/sated/internal/investigate"
 	"github.com/sated-dev/sated/internal/plan"
 	"github.com/sated-dev/sated/internal/search"
-	"github.com/sated-dev/sated/internal/testenv"
 )
 
 // slow adds a provider's network latency, so orchestration is compared at realistic costs.
@@ -78,18 +74,7 @@ func BenchmarkInvestigationWithLatency(b *testing.B) {
 	if testing.Short() {
 		b.Skip("indexes GOROOT; skipped under -short")
 	}
-	root := filepath.Dir(testenv.GoDocDir(b))
-	f, err := os.Open(filepath.Join(testenv.ModuleRoot(b), "internal/eval/testdata/go-questions.jsonl"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	qs, err := eval.ParseQuestions(f)
-	f.Close()
-	if err != nil {
-		b.Fatal(err)
-	}
-	rich := benchIndex(b, "rich", filepath.Join(root, "doc"), filepath.Join(root, "src/runtime"), filepath.Join(root, "src/sync"))
-	shallow := benchIndex(b, "shallow", filepath.Join(root, "doc"))
+	qs, rich, shallow := benchCorpora(b)
 	providers := map[string]search.Provider{
 		"corpus":     slow{rich, 40 * time.Millisecond},
 		"duckduckgo": slow{renamed{shallow, "duckduckgo"}, 250 * time.Millisecond},
