@@ -98,9 +98,7 @@ func (a *Activities) Synthesize(ctx context.Context, in SynthesizeInput) (Synthe
 		Question: in.Question, Extractive: true, Threshold: in.Threshold, StopReason: in.StopReason,
 		Fallbacks: in.Fallbacks, Notes: in.Notes, GeneratedAt: time.Now().UTC(), WorkflowID: in.WorkflowID,
 		Strategy: in.Strategy, SearchCalls: in.SearchCalls,
-		Plan: &report.Plan{SearchQueries: in.Plan.SearchQueries, KnownFacts: in.Plan.KnownFacts,
-			KnowledgeGaps: in.Plan.KnowledgeGaps, Subtasks: in.Plan.Subtasks, Planner: in.Plan.Planner,
-			FallbackReason: in.Plan.FallbackReason},
+		Plan: &in.Plan, PriorKnowledge: in.Prior,
 	}
 	for _, r := range in.Rounds {
 		d.Rounds = append(d.Rounds, report.Round{N: r.Round, Query: r.Query, QuerySource: r.QuerySource,
@@ -112,7 +110,6 @@ func (a *Activities) Synthesize(ctx context.Context, in SynthesizeInput) (Synthe
 	}
 	var prior []string
 	for _, p := range in.Prior {
-		d.PriorKnowledge = append(d.PriorKnowledge, report.Prior{Fact: p.Fact, Sources: p.Sources})
 		prior = append(prior, p.Fact)
 	}
 

@@ -4,18 +4,12 @@ package activities
 
 import (
 	"github.com/sated-dev/sated/internal/llm"
+	"github.com/sated-dev/sated/internal/report"
 	"github.com/sated-dev/sated/internal/search"
 )
 
 // Plan is the research plan made before any search.
-type Plan struct {
-	SearchQueries  []string `json:"search_queries"`
-	KnownFacts     []string `json:"known_facts"`
-	KnowledgeGaps  []string `json:"knowledge_gaps"`
-	Subtasks       []string `json:"subtasks"`
-	Planner        string   `json:"planner"` // deterministic or model
-	FallbackReason string   `json:"fallback_reason,omitempty"`
-}
+type Plan = report.Plan
 
 // Usage counts model calls and tokens as Ollama reports them.
 type Usage = llm.Usage
@@ -145,10 +139,7 @@ type Source struct {
 }
 
 // PriorFact is an observation recalled from memory, with its original sources.
-type PriorFact struct {
-	Fact    string   `json:"fact"`
-	Sources []string `json:"sources"`
-}
+type PriorFact = report.Prior
 
 // SynthesizeInput is everything the report is written from.
 type SynthesizeInput struct {
