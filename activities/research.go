@@ -110,13 +110,6 @@ func (a *Activities) Search(ctx context.Context, in SearchInput) (SearchOutput, 
 		}
 		return SearchOutput{}, unusable("search: unknown provider %q", in.Provider)
 	}
-	if c, ok := p.(interface {
-		Count(context.Context) (int, error)
-	}); ok {
-		if n, err := c.Count(ctx); err == nil && n == 0 {
-			return SearchOutput{}, unusable("search: the %s index is empty: index documents with 'starter corpus index PATH...'", in.Provider)
-		}
-	}
 	if a.cache != nil && !in.NoCache {
 		if rs, ok, err := a.cache.Get(ctx, in.Provider, q); err == nil && ok {
 			if len(rs) > in.Limit {
@@ -132,6 +125,16 @@ func (a *Activities) Search(ctx context.Context, in SearchInput) (SearchOutput, 
 	rs, err := p.Search(ctx, q, in.Limit)
 	if err != nil {
 		return SearchOutput{}, classify("search "+in.Provider, err)
+	}
+	if len(rs) == 0 {
+		// nothing found: say so plainly when the reason is an index with nothing in it
+		if c, ok := p.(interface {
+			Count(context.Context) (int, error)
+		}); ok {
+			if n, err := c.Count(ctx); err == nil && n == 0 {
+				return SearchOutput{}, unusable("search: the %s index is empty: index documents with 'starter corpus index PATH...'", in.Provider)
+			}
+		}
 	}
 	for i := range rs {
 		rs[i].Snippet = search.Truncate(rs[i].Snippet, search.MaxSnippetChars)
