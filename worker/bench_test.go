@@ -38,12 +38,6 @@ func newBenchStack(b *testing.B, extra ...string) *benchStack {
 	return &benchStack{stack: newStack(b, append([]string{"SATED_ACTIVITY_JOURNAL="}, extra...)...), b: b}
 }
 
-func (s *benchStack) index(ctx context.Context, dirs ...string) {
-	if out, errOut, err := s.starterRun(ctx, append([]string{"corpus", "index"}, dirs...)...); err != nil {
-		s.b.Fatalf("corpus index: %v\n%s\n%s", err, out, errOut)
-	}
-}
-
 // research runs one research workflow to completion and times it from start to result.
 func (s *benchStack) research(ctx context.Context, c client.Client, id string, req workflows.ResearchRequest) (workflows.ResearchReport, time.Duration, error) {
 	var rep workflows.ResearchReport

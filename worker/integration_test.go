@@ -106,6 +106,14 @@ func (s *stack) starterRun(ctx context.Context, args ...string) (string, string,
 	return out.String(), errb.String(), err
 }
 
+// index runs 'starter corpus index' over dirs into the stack's data dir.
+func (s *stack) index(ctx context.Context, dirs ...string) {
+	s.t.Helper()
+	if out, errOut, err := s.starterRun(ctx, append([]string{"corpus", "index"}, dirs...)...); err != nil {
+		s.t.Fatalf("corpus index: %v\n%s\n%s", err, out, errOut)
+	}
+}
+
 func (s *stack) client() client.Client {
 	c, err := client.Dial(client.Options{HostPort: s.addr})
 	if err != nil {
@@ -421,9 +429,7 @@ func TestResearchWithEveryModelStageOnRealOllama(t *testing.T) {
 	defer cancel()
 	// the docs plus the sync package's sources, so later rounds find new results to score
 	syncDir := filepath.Join(filepath.Dir(testenv.GoDocDir(t)), "src", "sync")
-	if out, errOut, err := s.starterRun(ctx, "corpus", "index", testenv.GoDocDir(t), syncDir); err != nil {
-		t.Fatalf("corpus index: %v\n%s\n%s", err, out, errOut)
-	}
+	s.index(ctx, testenv.GoDocDir(t), syncDir)
 	s.startWorker("worker")
 	pic := filepath.Join(s.dir, "diagram.png")
 	writePNG(t, pic)
@@ -496,9 +502,7 @@ func TestInvestigationOnTheDevServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	syncDir := filepath.Join(filepath.Dir(testenv.GoDocDir(t)), "src", "sync")
-	if out, errOut, err := s.starterRun(ctx, "corpus", "index", testenv.GoDocDir(t), syncDir); err != nil {
-		t.Fatalf("corpus index: %v\n%s\n%s", err, out, errOut)
-	}
+	s.index(ctx, testenv.GoDocDir(t), syncDir)
 	s.startWorker("worker")
 	out, errOut, err := s.starterRun(ctx, "research", "--mode", "investigate",
 		"How do sync.Once and sync.Mutex establish happens-before in the Go memory model?",
