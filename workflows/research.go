@@ -86,7 +86,6 @@ type run struct {
 	usage     activities.Usage
 	calls     int // search calls
 	caps      activities.Capabilities
-	stop      bool
 	stopWhy   string
 	budget    llm.Budget
 }
