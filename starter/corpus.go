@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/sated-dev/sated/internal/config"
@@ -32,6 +35,14 @@ func corpusCmd(ctx context.Context, args []string) error {
 		}
 		if len(inputs) == 0 {
 			return usagef("want at least one file, directory or http(s) URL to index")
+		}
+		for _, in := range inputs {
+			if strings.HasPrefix(in, "http://") || strings.HasPrefix(in, "https://") {
+				continue
+			}
+			if _, err := os.Stat(in); err != nil {
+				return usagef("cannot index %s: %v", in, errors.Unwrap(err))
+			}
 		}
 		idx, err := corpus.Open(env.CorpusPath())
 		if err != nil {

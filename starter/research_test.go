@@ -107,3 +107,11 @@ func TestStrategyConfigAndSummary(t *testing.T) {
 		t.Fatalf("saturation summary %+v", got[1])
 	}
 }
+
+func TestCorpusIndexRefusesAMissingPath(t *testing.T) {
+	t.Setenv("SATED_DATA_DIR", t.TempDir())
+	code, out := runCLI(t, "corpus", "index", "/no/such/dir")
+	if code != 2 || !strings.Contains(out, "cannot index /no/such/dir: no such file or directory") {
+		t.Fatalf("code %d, output %q", code, out)
+	}
+}
