@@ -2,7 +2,6 @@ package activities
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -10,80 +9,42 @@ import (
 
 	"go.temporal.io/sdk/activity"
 
-	"github.com/sated-dev/sated/internal/chunk"
-	"github.com/sated-dev/sated/internal/corpus"
-	"github.com/sated-dev/sated/internal/fetch"
 	"github.com/sated-dev/sated/internal/llm"
 	"github.com/sated-dev/sated/internal/report"
 )
 
-// DocumentReader reads a stored corpus document, so corpus results are enriched from the
-// document itself rather than fetched.
-type DocumentReader interface {
-	Document(ctx context.Context, id string) (corpus.Document, error)
+// SynthesizeInput is everything the report is written from.
+type SynthesizeInput struct {
+	WorkflowID  string        `json:"workflow_id"`
+	Question    string        `json:"question"`
+	Strategy    string        `json:"strategy"`
+	Threshold   float64       `json:"threshold"`
+	Seed        int64         `json:"seed"`
+	Plan        Plan          `json:"plan"`
+	Rounds      []RoundRecord `json:"rounds"`
+	StopReason  string        `json:"stop_reason"`
+	Sources     []Source      `json:"sources"`
+	Knowledge   string        `json:"knowledge"`
+	Prior       []PriorFact   `json:"prior,omitempty"`
+	Fallbacks   []string      `json:"fallbacks,omitempty"`
+	Notes       []string      `json:"notes,omitempty"`
+	SearchCalls int           `json:"search_calls"`
+	UseModel    bool          `json:"use_model"`
+	Eval        bool          `json:"eval,omitempty"`
+	Usage       Usage         `json:"usage"`
 }
 
-// PageFetcher fetches web pages safely (schemes, private addresses, size and time bounds).
-type PageFetcher interface {
-	Fetch(ctx context.Context, rawURL string) (fetch.Page, error)
-}
-
-// FetchPage reads one result in full and keeps the parts that matter for the task, within the
-// chunker's budget.
-func (a *Activities) FetchPage(ctx context.Context, in FetchInput) (FetchOutput, error) {
-	var title, text, from string
-	var truncated bool
-	activity.RecordHeartbeat(ctx, "fetching "+in.URL)
-	docID := in.DocID
-	if in.Provider == "meilisearch" {
-		// Meilisearch mirrors the embedded corpus: the stored document is read from it
-		docID = corpus.DocID(in.URL)
-	}
-	switch {
-	case docID != "":
-		if a.docs == nil {
-			return FetchOutput{}, badInput("fetch: result %s comes from a corpus this worker does not have", in.URL)
-		}
-		d, err := a.docs.Document(ctx, docID)
-		if err != nil {
-			if errors.Is(err, corpus.ErrNotFound) {
-				return FetchOutput{}, badInput("fetch: corpus document %s (%s) is gone: %v", docID, in.URL, err)
-			}
-			return FetchOutput{}, fmt.Errorf("fetch: corpus document %s: %w", docID, err)
-		}
-		title, text, from = d.Title, d.Body, "corpus"
-	default:
-		if a.fetcher == nil {
-			return FetchOutput{}, badInput("fetch: no page fetcher configured")
-		}
-		p, err := a.fetcher.Fetch(ctx, in.URL)
-		if err != nil {
-			return FetchOutput{}, classify("fetch "+in.URL, err)
-		}
-		title, text, from, truncated = p.Title, p.Text, "web", p.Truncated
-	}
-	activity.RecordHeartbeat(ctx, "chunking "+in.URL)
-	var usage Usage
-	res, err := chunk.Extract(ctx, text, in.Question, chunk.Options{Similarity: a.similarity(in.UseModel, &usage)})
-	if err != nil {
-		return FetchOutput{}, fmt.Errorf("chunk %s: %w", in.URL, err)
-	}
-	a.record(ctx, "FetchPage", in.URL)
-	return FetchOutput{Title: title, Text: res.Text, From: from, Truncated: truncated || res.Mode != chunk.ModeWhole,
-		Chars: len(text), Mode: res.Mode, Usage: usage}, nil
-}
-
-// similarity uses the embedding model when allowed, else the lexical fallback; the embedding
-// calls are counted into usage for the run's budget.
-func (a *Activities) similarity(useModel bool, usage *Usage) chunk.Similarity {
-	if useModel && a.model != nil && a.model.Configured(llm.Embedder) {
-		return chunk.EmbeddingSimilarity(func(ctx context.Context, texts []string) ([][]float32, error) {
-			v, u, err := a.model.Embed(ctx, texts)
-			usage.Add(u)
-			return v, err
-		})
-	}
-	return nil
+// SynthesizeOutput is the written report and where it was saved.
+type SynthesizeOutput struct {
+	Markdown         string `json:"markdown"`
+	Extractive       bool   `json:"extractive"`
+	RemovedCitations int    `json:"removed_citations"`
+	MarkdownPath     string `json:"markdown_path"`
+	JSONPath         string `json:"json_path"`
+	SVGPath          string `json:"svg_path"`
+	Fallback         string `json:"fallback,omitempty"`
+	Evidence         string `json:"evidence,omitempty"`
+	Usage            Usage  `json:"usage"`
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -98,15 +59,7 @@ func (a *Activities) Synthesize(ctx context.Context, in SynthesizeInput) (Synthe
 		Question: in.Question, Extractive: true, Threshold: in.Threshold, StopReason: in.StopReason,
 		Fallbacks: in.Fallbacks, Notes: in.Notes, GeneratedAt: time.Now().UTC(), WorkflowID: in.WorkflowID,
 		Strategy: in.Strategy, SearchCalls: in.SearchCalls,
-		Plan: &in.Plan, PriorKnowledge: in.Prior,
-	}
-	for _, r := range in.Rounds {
-		d.Rounds = append(d.Rounds, report.Round{N: r.Round, Query: r.Query, QuerySource: r.QuerySource,
-			Novelty: r.Novelty, Scored: r.Scored, Decision: r.Decision, NewResults: r.NewResults, Results: r.Results})
-	}
-	for _, s := range in.Sources {
-		d.Sources = append(d.Sources, report.Source{N: s.N, URL: s.URL, Title: s.Title, Snippet: s.Snippet,
-			Text: s.Text, Provider: s.Provider, Enriched: s.Enriched})
+		Plan: &in.Plan, PriorKnowledge: in.Prior, Rounds: in.Rounds, Sources: in.Sources,
 	}
 	var prior []string
 	for _, p := range in.Prior {
