@@ -28,7 +28,7 @@ type CompressOutput struct {
 // CompressKnowledge merges an accepted round into the knowledge state, always within the cap.
 func (a *Activities) CompressKnowledge(ctx context.Context, in CompressInput) (CompressOutput, error) {
 	if in.Cap < 1 {
-		return CompressOutput{}, badInput("compress: cap %d must be positive", in.Cap)
+		return CompressOutput{}, badInput(nil, "compress: cap %d must be positive", in.Cap)
 	}
 	if in.UseModel && a.model != nil && a.model.Configured(llm.Producer) {
 		return a.modelCompress(ctx, in)

@@ -9,9 +9,14 @@ import (
 	"github.com/sated-dev/sated/internal/search"
 )
 
-func badInput(format string, a ...any) error {
-	msg := fmt.Sprintf(format, a...)
-	return temporal.NewNonRetryableApplicationError(msg, "BadInput", nil)
+// ErrBadInput is the error type of a failure no retry can fix (an empty query, an unknown
+// method, a refused commit). Workflows list it in their retry policies' NonRetryableErrorTypes,
+// so its value is part of recorded histories.
+const ErrBadInput = "BadInput"
+
+// badInput is the one way an activity refuses its input; cause may be nil.
+func badInput(cause error, format string, a ...any) error {
+	return temporal.NewNonRetryableApplicationError(fmt.Sprintf(format, a...), ErrBadInput, cause)
 }
 
 // ProviderUnusable marks a search error no other query can avoid (an empty corpus, a provider
@@ -29,7 +34,7 @@ func classify(what string, err error) error {
 		return nil
 	}
 	if errors.Is(err, search.ErrBadInput) {
-		return temporal.NewNonRetryableApplicationError(what+": "+err.Error(), "BadInput", err)
+		return badInput(err, "%s: %v", what, err)
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }

@@ -58,19 +58,19 @@ func (a *Activities) FetchPage(ctx context.Context, in FetchInput) (FetchOutput,
 	switch {
 	case docID != "":
 		if a.docs == nil {
-			return FetchOutput{}, badInput("fetch: result %s comes from a corpus this worker does not have", in.URL)
+			return FetchOutput{}, badInput(nil, "fetch: result %s comes from a corpus this worker does not have", in.URL)
 		}
 		d, err := a.docs.Document(ctx, docID)
 		if err != nil {
 			if errors.Is(err, corpus.ErrNotFound) {
-				return FetchOutput{}, badInput("fetch: corpus document %s (%s) is gone: %v", docID, in.URL, err)
+				return FetchOutput{}, badInput(nil, "fetch: corpus document %s (%s) is gone: %v", docID, in.URL, err)
 			}
 			return FetchOutput{}, fmt.Errorf("fetch: corpus document %s: %w", docID, err)
 		}
 		title, text, from = d.Title, d.Body, "corpus"
 	default:
 		if a.fetcher == nil {
-			return FetchOutput{}, badInput("fetch: no page fetcher configured")
+			return FetchOutput{}, badInput(nil, "fetch: no page fetcher configured")
 		}
 		p, err := a.fetcher.Fetch(ctx, in.URL)
 		if err != nil {

@@ -47,7 +47,7 @@ func (a *Activities) AssessNovelty(ctx context.Context, in NoveltyInput) (Novelt
 		}
 		return a.embeddingNovelty(ctx, in)
 	default:
-		return NoveltyOutput{}, badInput("novelty: unknown method %q", in.Method)
+		return NoveltyOutput{}, badInput(nil, "novelty: unknown method %q", in.Method)
 	}
 }
 

@@ -26,7 +26,7 @@ type PlanOutput struct {
 // PlanResearch makes the plan before any search: targeted queries, never the raw question.
 func (a *Activities) PlanResearch(ctx context.Context, in PlanInput) (PlanOutput, error) {
 	if err := config.ValidateQuestion(in.Question); err != nil {
-		return PlanOutput{}, badInput("plan: %v", err)
+		return PlanOutput{}, badInput(nil, "plan: %v", err)
 	}
 	if in.UseModel && a.model != nil && a.model.Configured(llm.Planner) {
 		return a.modelPlan(ctx, in)

@@ -38,13 +38,13 @@ type SearchOutput struct {
 func (a *Activities) Search(ctx context.Context, in SearchInput) (SearchOutput, error) {
 	q := strings.TrimSpace(in.Query)
 	if q == "" {
-		return SearchOutput{}, badInput("search: empty query")
+		return SearchOutput{}, badInput(nil, "search: empty query")
 	}
 	if in.Question != "" && plan.SameAsQuestion(q, in.Question) {
-		return SearchOutput{}, badInput("search: refusing to send the raw question to a provider")
+		return SearchOutput{}, badInput(nil, "search: refusing to send the raw question to a provider")
 	}
 	if in.Limit < 1 || in.Limit > 50 {
-		return SearchOutput{}, badInput("search: limit %d out of range [1,50]", in.Limit)
+		return SearchOutput{}, badInput(nil, "search: limit %d out of range [1,50]", in.Limit)
 	}
 	p, ok := a.providers[in.Provider]
 	if !ok {

@@ -53,7 +53,7 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // citation that does not point at a retrieved source, and saves Markdown, JSON and SVG.
 func (a *Activities) Synthesize(ctx context.Context, in SynthesizeInput) (SynthesizeOutput, error) {
 	if strings.TrimSpace(in.Question) == "" {
-		return SynthesizeOutput{}, badInput("synthesize: empty question")
+		return SynthesizeOutput{}, badInput(nil, "synthesize: empty question")
 	}
 	d := report.Data{
 		Question: in.Question, Extractive: true, Threshold: in.Threshold, StopReason: in.StopReason,
