@@ -24,7 +24,6 @@ type Activities struct {
 	fetcher     PageFetcher
 	model       Model
 	reportDir   string
-	journal     Journal
 	memoryQueue string // the task queue memory activities are served on; empty: no memory
 }
 
@@ -36,7 +35,9 @@ type Deps struct {
 	Fetcher   PageFetcher
 	Model     Model
 	ReportDir string
-	Journal   Journal
+	// Deprecated: unused; journal through NewJournalInterceptor on the client or worker.
+	// Kept so the worker compiles until it wires the interceptor.
+	Journal Journal
 	// MemoryQueue is the memory task queue; empty disables memory for research runs.
 	MemoryQueue string
 }
@@ -44,7 +45,7 @@ type Deps struct {
 // NewActivities builds the research activities.
 func NewActivities(d Deps) *Activities {
 	return &Activities{providers: d.Providers, cache: d.Cache, docs: d.Docs, fetcher: d.Fetcher,
-		model: d.Model, reportDir: d.ReportDir, journal: d.Journal, memoryQueue: d.MemoryQueue}
+		model: d.Model, reportDir: d.ReportDir, memoryQueue: d.MemoryQueue}
 }
 
 // Model is the narrow view of the Ollama client the activities use; *llm.Client satisfies it.
@@ -92,16 +93,4 @@ func lastAttemptDown(ctx context.Context, err error) (string, bool) {
 		what = "unavailable"
 	}
 	return fmt.Sprintf("model %s after %d attempts, deterministic fallback: %v", what, ModelAttempts, err), true
-}
-
-// Journal records completed activity executions; the crash test reads it to prove that no
-// completed search ran twice. Nil means no journal.
-type Journal interface {
-	Completed(ctx context.Context, activity, detail string)
-}
-
-func (a *Activities) record(ctx context.Context, name, detail string) {
-	if a.journal != nil {
-		a.journal.Completed(ctx, name, detail)
-	}
 }

@@ -84,7 +84,6 @@ func (a *Activities) FetchPage(ctx context.Context, in FetchInput) (FetchOutput,
 	if err != nil {
 		return FetchOutput{}, fmt.Errorf("chunk %s: %w", in.URL, err)
 	}
-	a.record(ctx, "FetchPage", in.URL)
 	return FetchOutput{Title: title, Text: res.Text, From: from, Truncated: truncated || res.Mode != chunk.ModeWhole,
 		Chars: len(text), Mode: res.Mode, Usage: usage}, nil
 }

@@ -279,7 +279,6 @@ func (a *Activities) WriteInvestigationReport(ctx context.Context, in Investigat
 		return InvestigationReportOutput{}, fmt.Errorf("investigation report: %w", err)
 	}
 	out.MarkdownPath, out.JSONPath = md, jp
-	a.record(ctx, "WriteInvestigationReport", r.WorkflowID)
 	return out, nil
 }
 

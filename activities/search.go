@@ -59,7 +59,6 @@ func (a *Activities) Search(ctx context.Context, in SearchInput) (SearchOutput, 
 				rs = rs[:in.Limit]
 			}
 			out := SearchOutput{Results: rs, Chars: chars(rs), Cached: true}
-			a.record(ctx, "Search", q)
 			return out, nil
 		} else if err != nil {
 			activity.GetLogger(ctx).Warn("search cache read failed", "error", err)
@@ -90,7 +89,6 @@ func (a *Activities) Search(ctx context.Context, in SearchInput) (SearchOutput, 
 			activity.GetLogger(ctx).Warn("search cache write failed", "error", err)
 		}
 	}
-	a.record(ctx, "Search", q)
 	return SearchOutput{Results: rs, Chars: chars(rs)}, nil
 }
 

@@ -130,6 +130,5 @@ func (a *Activities) Synthesize(ctx context.Context, in SynthesizeInput) (Synthe
 	}
 	out.MarkdownPath, out.JSONPath, out.SVGPath = paths.Markdown, paths.JSON, paths.SVG
 	out.Markdown = report.Markdown(d)
-	a.record(ctx, "Synthesize", in.WorkflowID)
 	return out, nil
 }
