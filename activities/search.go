@@ -58,8 +58,7 @@ func (a *Activities) Search(ctx context.Context, in SearchInput) (SearchOutput, 
 			if len(rs) > in.Limit {
 				rs = rs[:in.Limit]
 			}
-			out := SearchOutput{Results: rs, Chars: chars(rs), Cached: true}
-			return out, nil
+			return SearchOutput{Results: rs, Chars: chars(rs), Cached: true}, nil
 		} else if err != nil {
 			activity.GetLogger(ctx).Warn("search cache read failed", "error", err)
 		}
