@@ -12,7 +12,6 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/sated-dev/sated/internal/eval"
 	"github.com/sated-dev/sated/internal/harness"
@@ -42,10 +41,6 @@ func NewHarnessActivities(dir string, c client.Client, taskQueue string, model H
 	return &HarnessActivities{store: harness.NewStore(dir), client: c, model: model, taskQueue: taskQueue}
 }
 
-func harnessBadInput(format string, a ...any) error {
-	return temporal.NewNonRetryableApplicationError(fmt.Sprintf(format, a...), "BadInput", nil)
-}
-
 // HarnessLoadInput is empty: one struct in.
 type HarnessLoadInput struct{}
 
@@ -64,9 +59,9 @@ func (a *HarnessActivities) HarnessLoad(ctx context.Context, _ HarnessLoadInput)
 		activity.GetLogger(ctx).Warn("harness file unusable", "error", err)
 		return HarnessLoadOutput{Harness: h, Warning: err.Error()}, nil
 	case errors.Is(err, harness.ErrNoHarness):
-		return HarnessLoadOutput{}, harnessBadInput("%v in %s", err, a.store.Dir())
+		return HarnessLoadOutput{}, badInput(nil, "%v in %s", err, a.store.Dir())
 	case err != nil:
-		return HarnessLoadOutput{}, harnessBadInput("%v", err)
+		return HarnessLoadOutput{}, badInput(nil, "%v", err)
 	}
 	return HarnessLoadOutput{Harness: h}, nil
 }
@@ -122,7 +117,7 @@ var judgeSchema = json.RawMessage(`{"type":"object","properties":{"score":{"type
 // HarnessScoreRun runs the auditors over one research run.
 func (a *HarnessActivities) HarnessScoreRun(ctx context.Context, in HarnessScoreInput) (HarnessScoreOutput, error) {
 	if err := eval.ValidateFacts(in.Gold); err != nil || len(in.Gold) == 0 {
-		return HarnessScoreOutput{}, harnessBadInput("test %q has no usable gold facts: %v", in.ID, err)
+		return HarnessScoreOutput{}, badInput(nil, "test %q has no usable gold facts: %v", in.ID, err)
 	}
 	if a.model == nil || !a.model.Configured(llm.Evaluator) {
 		return HarnessAuditors(in, nil), nil
@@ -246,7 +241,7 @@ type HarnessArchiveOutput struct {
 func (a *HarnessActivities) HarnessArchive(ctx context.Context, _ HarnessArchiveInput) (HarnessArchiveOutput, error) {
 	h, err := a.store.Archive()
 	if err != nil {
-		return HarnessArchiveOutput{}, harnessBadInput("cannot archive the harness: %v", err)
+		return HarnessArchiveOutput{}, badInput(nil, "cannot archive the harness: %v", err)
 	}
 	return HarnessArchiveOutput{Harness: h}, nil
 }
@@ -268,16 +263,16 @@ type HarnessCommitOutput struct {
 func (a *HarnessActivities) HarnessCommit(ctx context.Context, in HarnessCommitInput) (HarnessCommitOutput, error) {
 	cur, err := a.store.Current()
 	if err != nil {
-		return HarnessCommitOutput{}, harnessBadInput("%v", err)
+		return HarnessCommitOutput{}, badInput(nil, "%v", err)
 	}
 	if cur.Version == in.Base {
 		if err := harness.Ratchet(cur, harness.Diff(cur, in.Harness)); err != nil {
-			return HarnessCommitOutput{}, harnessBadInput("%v", err)
+			return HarnessCommitOutput{}, badInput(nil, "%v", err)
 		}
 	}
 	h, err := a.store.Commit(in.Harness, in.Base, in.Change, time.Now())
 	if err != nil {
-		return HarnessCommitOutput{}, harnessBadInput("commit refused: %v", err)
+		return HarnessCommitOutput{}, badInput(nil, "commit refused: %v", err)
 	}
 	return HarnessCommitOutput{Version: h.Version}, nil
 }
@@ -296,7 +291,7 @@ type HarnessRestoreOutput struct {
 func (a *HarnessActivities) HarnessRestore(ctx context.Context, in HarnessRestoreInput) (HarnessRestoreOutput, error) {
 	h, err := a.store.Restore(in.Version)
 	if err != nil {
-		return HarnessRestoreOutput{}, harnessBadInput("%v", err)
+		return HarnessRestoreOutput{}, badInput(nil, "%v", err)
 	}
 	return HarnessRestoreOutput{Version: h.Version}, nil
 }
@@ -314,7 +309,7 @@ type HarnessRecordInput struct {
 // HarnessRecordCycle records a cycle in the monitor through update-with-start.
 func (a *HarnessActivities) HarnessRecordCycle(ctx context.Context, in HarnessRecordInput) (saturation.CycleResult, error) {
 	if a.client == nil {
-		return saturation.CycleResult{}, harnessBadInput("no Temporal client to reach the monitor")
+		return saturation.CycleResult{}, badInput(nil, "no Temporal client to reach the monitor")
 	}
 	if in.TaskQueue == "" {
 		in.TaskQueue = a.taskQueue
@@ -327,7 +322,7 @@ func (a *HarnessActivities) HarnessRecordCycle(ctx context.Context, in HarnessRe
 // record is answered once. Used by the activity and by `starter harness record`.
 func RecordHarnessCycle(ctx context.Context, c client.Client, in HarnessRecordInput) (saturation.CycleResult, error) {
 	if err := in.Metrics.Validate(); err != nil {
-		return saturation.CycleResult{}, harnessBadInput("%v", err)
+		return saturation.CycleResult{}, badInput(nil, "%v", err)
 	}
 	start := c.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
 		ID:                       in.MonitorID,

@@ -112,7 +112,7 @@ func TestHarnessScoreRun(t *testing.T) {
 	}
 	bad := in
 	bad.Gold = []eval.Fact{{Fact: "x", Patterns: []string{"(["}}}
-	if _, err := harnessActEnv(dir, nil).ExecuteActivity(a.HarnessScoreRun, bad); err == nil || !strings.Contains(err.Error(), "BadInput") {
+	if _, err := harnessActEnv(dir, nil).ExecuteActivity(a.HarnessScoreRun, bad); err == nil || !strings.Contains(err.Error(), ErrBadInput) {
 		t.Errorf("bad gold: %v", err)
 	}
 }

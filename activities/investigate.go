@@ -144,15 +144,15 @@ func DeterministicInvestigationPlan(question string, sources []string) []Investi
 // asked and configured, else deterministically; a bad model answer falls back (recorded).
 func (a *Activities) PlanInvestigation(ctx context.Context, in InvestigationPlanInput) (InvestigationPlanOutput, error) {
 	if err := config.ValidateQuestion(in.Question); err != nil {
-		return InvestigationPlanOutput{}, badInput("investigation plan: %v", err)
+		return InvestigationPlanOutput{}, badInput(nil, "investigation plan: %v", err)
 	}
 	if len(in.Sources) == 0 {
-		return InvestigationPlanOutput{}, badInput("investigation plan: no sources")
+		return InvestigationPlanOutput{}, badInput(nil, "investigation plan: no sources")
 	}
 	det := func(fallback string, u Usage) (InvestigationPlanOutput, error) {
 		out := InvestigationPlanOutput{Tasks: DeterministicInvestigationPlan(in.Question, in.Sources), Planner: "deterministic", Fallback: fallback, Usage: u}
 		if len(out.Tasks[0].Hypotheses) == 0 {
-			return out, badInput("investigation plan: the question has no searchable terms")
+			return out, badInput(nil, "investigation plan: the question has no searchable terms")
 		}
 		return out, nil
 	}
@@ -206,7 +206,7 @@ type SourceDecisionOutput struct {
 func (a *Activities) DecideSourceQuery(ctx context.Context, in SourceDecisionInput) (SourceDecisionOutput, error) {
 	c := in.Context
 	if c.Ceiling < 1 {
-		return SourceDecisionOutput{}, badInput("decide: ceiling %d must be at least 1", c.Ceiling)
+		return SourceDecisionOutput{}, badInput(nil, "decide: ceiling %d must be at least 1", c.Ceiling)
 	}
 	heuristic := func(reason string, u Usage) (SourceDecisionOutput, error) {
 		return SourceDecisionOutput{Decision: investigate.HeuristicDecision(c), Decider: investigate.DeciderHeuristic, Fallback: reason, Usage: u}, nil
@@ -253,7 +253,7 @@ type InvestigationReportOutput struct {
 func (a *Activities) WriteInvestigationReport(ctx context.Context, in InvestigationReportInput) (InvestigationReportOutput, error) {
 	r := in.Report
 	if strings.TrimSpace(r.Question) == "" {
-		return InvestigationReportOutput{}, badInput("investigation report: empty question")
+		return InvestigationReportOutput{}, badInput(nil, "investigation report: empty question")
 	}
 	if r.GeneratedAt.IsZero() {
 		r.GeneratedAt = time.Now().UTC()
@@ -279,7 +279,6 @@ func (a *Activities) WriteInvestigationReport(ctx context.Context, in Investigat
 		return InvestigationReportOutput{}, fmt.Errorf("investigation report: %w", err)
 	}
 	out.MarkdownPath, out.JSONPath = md, jp
-	a.record(ctx, "WriteInvestigationReport", r.WorkflowID)
 	return out, nil
 }
 
@@ -322,7 +321,7 @@ func (a *Activities) CheckInvestigationSources(ctx context.Context, in Investiga
 			why = append(why, s+" (not configured on the worker)")
 		}
 	}
-	return out, badInput("investigation: sources unavailable: %s", strings.Join(why, "; "))
+	return out, badInput(nil, "investigation: sources unavailable: %s", strings.Join(why, "; "))
 }
 
 // LeadsInput asks for the leads in an investigation's results.

@@ -114,7 +114,7 @@ func TestDecideSourceQueryModelAndFallbacks(t *testing.T) {
 	_, err = decide(t, NewActivities(Deps{}), SourceDecisionInput{Context: bad})
 	var appErr *temporal.ApplicationError
 	require.True(t, errors.As(err, &appErr))
-	require.Equal(t, "BadInput", appErr.Type())
+	require.Equal(t, ErrBadInput, appErr.Type())
 }
 
 func TestPlanInvestigation(t *testing.T) {

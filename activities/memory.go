@@ -7,10 +7,8 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/sated-dev/sated/internal/memory"
-	"github.com/sated-dev/sated/internal/search"
 )
 
 // DefaultMemoryTaskQueue is the queue memory activities run on. chromem-go keeps its index in
@@ -126,7 +124,7 @@ func (m *MemoryActivities) RecallMemory(ctx context.Context, in MemoryRecallInpu
 	}
 	res, err := m.store.Search(ctx, in.Task, in.K)
 	if err != nil {
-		return MemoryRecallOutput{}, memoryErr("recall", err)
+		return MemoryRecallOutput{}, classify("memory recall", err)
 	}
 	out := MemoryRecallOutput{Facts: make([]PriorFact, 0, len(res.Hits)), Note: res.Note}
 	for _, h := range res.Hits {
@@ -150,7 +148,7 @@ func (m *MemoryActivities) RememberRun(ctx context.Context, in MemoryRememberInp
 	}
 	res, err := m.store.Remember(ctx, obs)
 	if err != nil {
-		return MemoryRememberOutput{}, memoryErr("remember", err)
+		return MemoryRememberOutput{}, classify("memory remember", err)
 	}
 	return MemoryRememberOutput{Stored: res.Stored, Skipped: res.Skipped, Quarantined: res.Quarantined, Note: res.Note}, nil
 }
@@ -162,7 +160,7 @@ func (m *MemoryActivities) SearchMemory(ctx context.Context, in MemorySearchInpu
 	}
 	res, err := m.store.Search(ctx, in.Text, in.Limit)
 	if err != nil {
-		return MemorySearchOutput{}, memoryErr("search", err)
+		return MemorySearchOutput{}, classify("memory search", err)
 	}
 	out := MemorySearchOutput{Hits: make([]MemoryHit, 0, len(res.Hits)), FullText: res.FullText, Note: res.Note}
 	for _, h := range res.Hits {
@@ -183,14 +181,14 @@ func (m *MemoryActivities) ForgetMemory(ctx context.Context, in MemoryForgetInpu
 	var err error
 	switch {
 	case (in.ID == "") == (in.Task == ""):
-		return MemoryForgetOutput{}, temporal.NewNonRetryableApplicationError("forget needs exactly one of an ID or a task", "BadInput", nil)
+		return MemoryForgetOutput{}, badInput(nil, "forget needs exactly one of an ID or a task")
 	case in.ID != "":
 		res, err = m.store.Forget(ctx, in.ID)
 	default:
 		res, err = m.store.ForgetTask(ctx, in.Task)
 	}
 	if err != nil {
-		return MemoryForgetOutput{}, memoryErr("forget", err)
+		return MemoryForgetOutput{}, classify("memory forget", err)
 	}
 	return MemoryForgetOutput{Removed: res.Removed, Note: res.Note}, nil
 }
@@ -206,12 +204,4 @@ func (m *MemoryActivities) fullTextReady(ctx context.Context) error {
 		return fmt.Errorf("memory full-text backend unreachable, retrying before falling back: %w", err)
 	}
 	return nil
-}
-
-// memoryErr makes bad input non-retryable and leaves the rest to the retry policy.
-func memoryErr(what string, err error) error {
-	if errors.Is(err, search.ErrBadInput) {
-		return temporal.NewNonRetryableApplicationError("memory "+what+": "+err.Error(), "BadInput", err)
-	}
-	return fmt.Errorf("memory %s: %w", what, err)
 }

@@ -33,7 +33,7 @@ func requireBadInput(t *testing.T, err error) {
 	t.Helper()
 	var appErr *temporal.ApplicationError
 	require.True(t, errors.As(err, &appErr), "%v", err)
-	require.Equal(t, "BadInput", appErr.Type())
+	require.Equal(t, ErrBadInput, appErr.Type())
 	require.True(t, appErr.NonRetryable())
 }
 

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/ollama/ollama/api"
+
+	"github.com/sated-dev/sated/internal/research"
 )
 
 // Stage names a model-driven step; each has its own model and sampling settings.
@@ -134,24 +136,9 @@ func (c *Client) Config() Config { return c.cfg }
 // Configured reports whether a stage has a model; a nil client has none.
 func (c *Client) Configured(s Stage) bool { return c != nil && c.cfg.Stage(s).Model != "" }
 
-// Usage counts model calls and tokens so budgets and reports can add them up.
-type Usage struct {
-	Calls        int  `json:"calls"`
-	PromptTokens int  `json:"prompt_tokens"`
-	OutputTokens int  `json:"output_tokens"`
-	Truncated    bool `json:"truncated,omitempty"` // some prompt likely exceeded num_ctx and was cut
-}
-
-// Add accumulates o into u.
-func (u *Usage) Add(o Usage) {
-	u.Calls += o.Calls
-	u.PromptTokens += o.PromptTokens
-	u.OutputTokens += o.OutputTokens
-	u.Truncated = u.Truncated || o.Truncated
-}
-
-// Tokens is prompt plus output tokens.
-func (u Usage) Tokens() int { return u.PromptTokens + u.OutputTokens }
+// Usage counts model calls and tokens so budgets and reports can add them up; it is the run's
+// usage type, defined once in the research data model.
+type Usage = research.Usage
 
 // Outcome says how a structured answer was obtained.
 type Outcome struct {

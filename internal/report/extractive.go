@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sated-dev/sated/internal/extract"
+	"github.com/sated-dev/sated/internal/research"
 )
 
 // DefaultPerSource is how many sentences an extractive report quotes from each source.
@@ -80,7 +81,7 @@ func stem(w string) string {
 // ExtractiveBody quotes the key sentences of each source, in document order, each cited with
 // the source's number. Sentences are ranked by the question's terms they contain plus how
 // central their terms are to the source; boilerplate and repeats are skipped.
-func ExtractiveBody(question string, sources []Source, perSource int) string {
+func ExtractiveBody(question string, sources []research.Source, perSource int) string {
 	if perSource <= 0 {
 		perSource = DefaultPerSource
 	}

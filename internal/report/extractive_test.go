@@ -3,12 +3,15 @@ package report
 import (
 	"strings"
 	"testing"
+
+	"github.com/sated-dev/sated/internal/research"
+	"github.com/sated-dev/sated/internal/search"
 )
 
 func TestExtractiveSkipsSourcesWithNothingOnTheQuestion(t *testing.T) {
-	sources := []Source{
-		{N: 1, Title: "Memory model", Text: "The memory model says a send on a channel happens before the receive completes. Programs with races are wrong."},
-		{N: 2, Title: "Release notes", Text: "Release notes should be added to the next directory. Ask the author to add a file to the change list."},
+	sources := []research.Source{
+		{N: 1, Result: search.Result{Title: "Memory model"}, Text: "The memory model says a send on a channel happens before the receive completes. Programs with races are wrong."},
+		{N: 2, Result: search.Result{Title: "Release notes"}, Text: "Release notes should be added to the next directory. Ask the author to add a file to the change list."},
 	}
 	body := ExtractiveBody("When does a channel send happen before the receive?", sources, 3)
 	if !strings.Contains(body, "[1]") || !strings.Contains(body, "happens before the receive") {

@@ -10,66 +10,29 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/sated-dev/sated/internal/research"
 )
-
-// Source is one numbered source the report may cite as [N].
-type Source struct {
-	N        int    `json:"n"`
-	URL      string `json:"url"`
-	Title    string `json:"title"`
-	Snippet  string `json:"snippet"`
-	Text     string `json:"text,omitempty"` // page text when enriched
-	Provider string `json:"provider"`
-	Enriched bool   `json:"enriched"` // the full page was read, not just the snippet
-}
-
-// Round is one search round as the saturation gate saw it.
-type Round struct {
-	N           int     `json:"n"`
-	Query       string  `json:"query"`
-	QuerySource string  `json:"query_source"` // where the query came from: plan, gap, ...
-	Novelty     float64 `json:"novelty"`      // 0-10
-	Scored      bool    `json:"scored"`       // false when there was nothing to compare with yet
-	Decision    string  `json:"decision"`
-	NewResults  int     `json:"new_results"`
-	Results     int     `json:"results"`
-}
-
-// Plan is the research plan the run started from.
-type Plan struct {
-	SearchQueries  []string `json:"search_queries"`
-	KnownFacts     []string `json:"known_facts"`
-	KnowledgeGaps  []string `json:"knowledge_gaps"`
-	Subtasks       []string `json:"subtasks"`
-	Planner        string   `json:"planner"`
-	FallbackReason string   `json:"fallback_reason,omitempty"`
-}
-
-// Prior is a remembered fact from earlier runs, with the sources it came from then.
-type Prior struct {
-	Fact    string   `json:"fact"`
-	Sources []string `json:"sources"`
-}
 
 // Data is everything the report shows.
 type Data struct {
-	Question         string    `json:"question"`
-	Extractive       bool      `json:"extractive"`
-	Plan             *Plan     `json:"plan,omitempty"`
-	Rounds           []Round   `json:"rounds"`
-	Threshold        float64   `json:"threshold"`
-	StopReason       string    `json:"stop_reason"`
-	Sources          []Source  `json:"sources"`
-	Body             string    `json:"body"` // LLM-written body when not extractive
-	RemovedCitations int       `json:"removed_citations"`
-	Fallbacks        []string  `json:"fallbacks,omitempty"`
-	Notes            []string  `json:"notes,omitempty"`
-	PriorKnowledge   []Prior   `json:"prior_knowledge,omitempty"`
-	GeneratedAt      time.Time `json:"generated_at"`
-	WorkflowID       string    `json:"workflow_id,omitempty"`
-	Strategy         string    `json:"strategy,omitempty"`
-	SearchCalls      int       `json:"search_calls"`
-	SVGFile          string    `json:"svg_file,omitempty"` // chart path relative to the report
+	Question         string               `json:"question"`
+	Extractive       bool                 `json:"extractive"`
+	Plan             *research.Plan       `json:"plan,omitempty"`
+	Rounds           []research.Round     `json:"rounds"`
+	Threshold        float64              `json:"threshold"`
+	StopReason       string               `json:"stop_reason"`
+	Sources          []research.Source    `json:"sources"`
+	Body             string               `json:"body"` // LLM-written body when not extractive
+	RemovedCitations int                  `json:"removed_citations"`
+	Fallbacks        []string             `json:"fallbacks,omitempty"`
+	Notes            []string             `json:"notes,omitempty"`
+	PriorKnowledge   []research.PriorFact `json:"prior_knowledge,omitempty"`
+	GeneratedAt      time.Time            `json:"generated_at"`
+	WorkflowID       string               `json:"workflow_id,omitempty"`
+	Strategy         string               `json:"strategy,omitempty"`
+	SearchCalls      int                  `json:"search_calls"`
+	SVGFile          string               `json:"svg_file,omitempty"` // chart path relative to the report
 }
 
 // ExtractiveNotice opens every report written without a language model.
@@ -179,7 +142,7 @@ func metaLine(d Data) string {
 	return strings.Join(parts, " · ")
 }
 
-func writePlan(b *strings.Builder, p *Plan) {
+func writePlan(b *strings.Builder, p *research.Plan) {
 	if p == nil {
 		b.WriteString("_No plan was recorded._\n\n")
 		return
@@ -209,7 +172,7 @@ func writePlan(b *strings.Builder, p *Plan) {
 	}
 }
 
-func writeRounds(b *strings.Builder, rounds []Round, threshold float64) {
+func writeRounds(b *strings.Builder, rounds []research.Round, threshold float64) {
 	if len(rounds) == 0 {
 		b.WriteString("_No search rounds were recorded._\n\n")
 		return
@@ -232,14 +195,14 @@ func writeRounds(b *strings.Builder, rounds []Round, threshold float64) {
 	b.WriteByte('\n')
 }
 
-func roundNumber(r Round, i int) int {
-	if r.N > 0 {
-		return r.N
+func roundNumber(r research.Round, i int) int {
+	if r.Round > 0 {
+		return r.Round
 	}
 	return i + 1
 }
 
-func sourceTitle(s Source) string {
+func sourceTitle(s research.Source) string {
 	if t := oneLine(s.Title); t != "" {
 		return t
 	}

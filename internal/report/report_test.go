@@ -15,6 +15,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sated-dev/sated/internal/research"
+	"github.com/sated-dev/sated/internal/search"
 )
 
 var reCite = regexp.MustCompile(`\[(\d+)\]`)
@@ -29,8 +32,8 @@ func citedNumbers(md string) map[int]int {
 }
 
 func TestExtractiveBodyCitesOnlyPresentSources(t *testing.T) {
-	sources := []Source{
-		{N: 2, URL: "https://a.example/gate", Title: "Saturation gates", Text: `# Saturation gates
+	sources := []research.Source{
+		{N: 2, Result: search.Result{URL: "https://a.example/gate", Title: "Saturation gates"}, Text: `# Saturation gates
 
 Accept all cookies to continue reading this page today.
 
@@ -38,9 +41,9 @@ A saturation gate stops searching when novelty falls below a threshold. The weat
 Novelty is measured per round on a scale from zero to ten, as described in [4].
 Many unrelated remarks fill the rest of the article without saying much at all.
 The threshold for novelty is usually set near three points per round.`},
-		{N: 5, URL: "https://b.example/x", Title: "Only snippet", Snippet: "Search rounds end when novelty scores stay low for two rounds."},
-		{N: 7, URL: "https://c.example/empty", Title: "Empty", Text: "Menu\nHome"},
-		{N: 0, URL: "https://d.example", Text: "This unnumbered source must never be cited at all."},
+		{N: 5, Result: search.Result{URL: "https://b.example/x", Title: "Only snippet", Snippet: "Search rounds end when novelty scores stay low for two rounds."}},
+		{N: 7, Result: search.Result{URL: "https://c.example/empty", Title: "Empty"}, Text: "Menu\nHome"},
+		{N: 0, Result: search.Result{URL: "https://d.example"}, Text: "This unnumbered source must never be cited at all."},
 	}
 	body := ExtractiveBody("When does a saturation gate stop on novelty threshold?", sources, 2)
 
@@ -62,7 +65,7 @@ The threshold for novelty is usually set near three points per round.`},
 
 func TestExtractiveBodyDetails(t *testing.T) {
 	t.Run("source footnotes stripped, brackets escaped", func(t *testing.T) {
-		body := ExtractiveBody("gate", []Source{{N: 1, Title: "T [x]", Text: "The gate closes after round three of the search.[12] See the *gate* [sic] notes for more detail."}}, 3)
+		body := ExtractiveBody("gate", []research.Source{{N: 1, Result: search.Result{Title: "T [x]"}, Text: "The gate closes after round three of the search.[12] See the *gate* [sic] notes for more detail."}}, 3)
 		assert.Contains(t, body, "### T \\[x\\] [1]")
 		assert.Contains(t, body, "- The gate closes after round three of the search. [1]")
 		assert.Contains(t, body, `- See the gate \[sic\] notes for more detail. [1]`, "Markdown emphasis stripped, brackets escaped")
@@ -70,12 +73,12 @@ func TestExtractiveBodyDetails(t *testing.T) {
 	})
 	t.Run("duplicates across sources quoted once", func(t *testing.T) {
 		s := "Temporal retries failed activities with a backoff policy."
-		body := ExtractiveBody("temporal retries", []Source{{N: 1, Text: s}, {N: 2, Text: strings.ToUpper(s[:1]) + s[1:] + " "}}, 3)
+		body := ExtractiveBody("temporal retries", []research.Source{{N: 1, Text: s}, {N: 2, Text: strings.ToUpper(s[:1]) + s[1:] + " "}}, 3)
 		assert.Equal(t, 1, strings.Count(body, "backoff"))
 		assert.Equal(t, map[int]int{1: 2}, citedNumbers(body))
 	})
 	t.Run("boilerplate word used by the question is kept", func(t *testing.T) {
-		body := ExtractiveBody("how do browser cookie jars work", []Source{{N: 1, Text: "A cookie jar stores cookies per site and per path."}}, 3)
+		body := ExtractiveBody("how do browser cookie jars work", []research.Source{{N: 1, Text: "A cookie jar stores cookies per site and per path."}}, 3)
 		assert.Contains(t, body, "cookie jar")
 	})
 	t.Run("per source limit and default", func(t *testing.T) {
@@ -83,19 +86,19 @@ func TestExtractiveBodyDetails(t *testing.T) {
 		for i := range 10 {
 			text.WriteString("Sentence number " + strconv.Itoa(i) + " talks about saturation here. ")
 		}
-		src := []Source{{N: 3, Text: text.String()}}
+		src := []research.Source{{N: 3, Text: text.String()}}
 		assert.Equal(t, 4, citedNumbers(ExtractiveBody("saturation", src, 4))[3]-1)
 		assert.Equal(t, DefaultPerSource, citedNumbers(ExtractiveBody("saturation", src, 0))[3]-1)
 	})
 	t.Run("headings and questions are not findings", func(t *testing.T) {
 		text := "# What is a durable workflow engine?\n\nDoes a workflow survive a crash of its worker?\n\n" +
 			"A durable workflow survives a worker crash by replaying its history. Failed activities are retried with backoff."
-		body := ExtractiveBody("How do durable workflows survive crashes and retries?", []Source{{N: 1, Title: "T", Text: text}}, 2)
+		body := ExtractiveBody("How do durable workflows survive crashes and retries?", []research.Source{{N: 1, Result: search.Result{Title: "T"}, Text: text}}, 2)
 		assert.Equal(t, "### T [1]\n\n- A durable workflow survives a worker crash by replaying its history. [1]\n"+
 			"- Failed activities are retried with backoff. [1]\n\n", body)
 	})
 	t.Run("nothing quotable", func(t *testing.T) {
-		body := ExtractiveBody("q", []Source{{N: 1, Text: "Home\nMenu"}}, 3)
+		body := ExtractiveBody("q", []research.Source{{N: 1, Text: "Home\nMenu"}}, 3)
 		assert.Empty(t, citedNumbers(body))
 		assert.Contains(t, body, "No quotable sentences")
 	})
@@ -114,22 +117,22 @@ func sampleData() Data {
 	return Data{
 		Question:   "How do saturation gates | stop search?",
 		Extractive: false,
-		Plan: &Plan{SearchQueries: []string{"saturation gate search"}, KnownFacts: []string{"novelty drops"},
+		Plan: &research.Plan{SearchQueries: []string{"saturation gate search"}, KnownFacts: []string{"novelty drops"},
 			KnowledgeGaps: []string{"threshold choice"}, Subtasks: []string{"compare gates"}, Planner: "heuristic",
 			FallbackReason: "no model"},
-		Rounds: []Round{
-			{N: 1, Query: "saturation gate", QuerySource: "plan", Decision: "continue", NewResults: 10, Results: 10},
-			{N: 2, Query: "novelty <threshold> & \"gates\"", QuerySource: "gap", Novelty: 6.5, Scored: true, Decision: "continue", NewResults: 6, Results: 10},
-			{N: 3, Query: "gate | pipes", QuerySource: "gap", Novelty: 2.1, Scored: true, Decision: "stop", NewResults: 1, Results: 10},
+		Rounds: []research.Round{
+			{Round: 1, Query: "saturation gate", QuerySource: "plan", Decision: "continue", NewResults: 10, Results: 10},
+			{Round: 2, Query: "novelty <threshold> & \"gates\"", QuerySource: "gap", Novelty: 6.5, Scored: true, Decision: "continue", NewResults: 6, Results: 10},
+			{Round: 3, Query: "gate | pipes", QuerySource: "gap", Novelty: 2.1, Scored: true, Decision: "stop", NewResults: 1, Results: 10},
 		},
 		Threshold:        3,
 		StopReason:       "novelty below threshold",
-		Sources:          []Source{{N: 1, URL: "https://a.example", Title: "Gate [paper]", Enriched: true}, {N: 2, URL: "https://b.example/p"}},
+		Sources:          []research.Source{{N: 1, Result: search.Result{URL: "https://a.example", Title: "Gate [paper]"}, Enriched: true}, {N: 2, Result: search.Result{URL: "https://b.example/p"}}},
 		Body:             "Gates stop when novelty drops [1]. Some claim otherwise [9]. Both agree [1, 2].",
 		RemovedCitations: 2,
 		Fallbacks:        []string{"planner: heuristic"},
 		Notes:            []string{"ran offline"},
-		PriorKnowledge:   []Prior{{Fact: "Novelty decays per round", Sources: []string{"https://old.example"}}},
+		PriorKnowledge:   []research.PriorFact{{Fact: "Novelty decays per round", Sources: []string{"https://old.example"}}},
 		GeneratedAt:      time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
 		WorkflowID:       "research-gates-abc",
 		Strategy:         "saturation",
@@ -171,7 +174,7 @@ func TestMarkdownHasEverySection(t *testing.T) {
 
 func TestMarkdownExtractiveAndEmpty(t *testing.T) {
 	d := Data{Question: "What is chromem?", Extractive: true, Threshold: 3,
-		Sources: []Source{{N: 1, URL: "https://c.example", Title: "Chromem", Text: "Chromem is an embeddable vector database for Go programs."}}}
+		Sources: []research.Source{{N: 1, Result: search.Result{URL: "https://c.example", Title: "Chromem"}, Text: "Chromem is an embeddable vector database for Go programs."}}}
 	md := Markdown(d)
 	assert.Contains(t, md, "> "+ExtractiveNotice)
 	assert.Contains(t, md, "- Chromem is an embeddable vector database for Go programs. [1]", "extractive body built from sources")
@@ -246,14 +249,14 @@ func parseSVG(t *testing.T, svg string) svgDoc {
 
 func TestSaturationSVG(t *testing.T) {
 	d := sampleData()
-	d.Rounds = append(d.Rounds, Round{N: 4, Query: "x", Novelty: 14, Scored: true, Decision: "broaden <wide>"})
+	d.Rounds = append(d.Rounds, research.Round{Round: 4, Query: "x", Novelty: 14, Scored: true, Decision: "broaden <wide>"})
 	svg := SaturationSVG(d.Rounds, d.Threshold)
 	doc := parseSVG(t, svg)
 
 	require.Len(t, doc.markers, len(d.Rounds), "one marker per round")
 	require.Len(t, doc.shapes, len(d.Rounds), "one shape per marker")
 	for i, m := range doc.markers {
-		assert.Equal(t, strconv.Itoa(d.Rounds[i].N), m["data-round"])
+		assert.Equal(t, strconv.Itoa(d.Rounds[i].Round), m["data-round"])
 	}
 	assert.Equal(t, "broaden <wide>", doc.markers[3]["data-decision"], "decision text escaped and round-tripped")
 	require.Len(t, doc.thresholds, 1)
@@ -289,9 +292,9 @@ func TestSaturationSVGEdgeCases(t *testing.T) {
 	assert.Len(t, doc.thresholds, 1)
 
 	// Many rounds, unnumbered rounds and control characters still make valid XML.
-	var rounds []Round
+	var rounds []research.Round
 	for i := range 40 {
-		rounds = append(rounds, Round{Query: "q\x00\x1b" + strconv.Itoa(i), Novelty: float64(i % 11), Scored: i > 0})
+		rounds = append(rounds, research.Round{Query: "q\x00\x1b" + strconv.Itoa(i), Novelty: float64(i % 11), Scored: i > 0})
 	}
 	doc = parseSVG(t, SaturationSVG(rounds, 2.5))
 	require.Len(t, doc.markers, 40)
@@ -356,7 +359,7 @@ func BenchmarkMarkdownExtractive(b *testing.B) {
 	d.Extractive, d.Body = true, ""
 	page := strings.Repeat("Saturation gates stop searching when novelty drops below the threshold. Other text follows here too. ", 200)
 	for i := range 20 {
-		d.Sources = append(d.Sources, Source{N: i + 3, URL: "https://x.example/" + strconv.Itoa(i), Text: page})
+		d.Sources = append(d.Sources, research.Source{N: i + 3, Result: search.Result{URL: "https://x.example/" + strconv.Itoa(i)}, Text: page})
 	}
 	for b.Loop() {
 		Markdown(d)

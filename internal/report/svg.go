@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/sated-dev/sated/internal/research"
 )
 
 // Chart geometry: the plot sits left, the legend in a column on the right.
@@ -35,7 +37,7 @@ var palette = []markerStyle{
 
 // SaturationSVG draws novelty per round against the threshold: one marker per round, shaped
 // and coloured by the gate's decision; rounds not yet scored are hollow.
-func SaturationSVG(rounds []Round, threshold float64) string {
+func SaturationSVG(rounds []research.Round, threshold float64) string {
 	var b strings.Builder
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	w(`<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" font-family="sans-serif" font-size="12">`+"\n",
@@ -47,7 +49,7 @@ func SaturationSVG(rounds []Round, threshold float64) string {
 
 	maxRound := len(rounds)
 	for _, r := range rounds {
-		maxRound = max(maxRound, r.N)
+		maxRound = max(maxRound, r.Round)
 	}
 	maxRound = max(maxRound, 1)
 	x := func(n int) float64 { return plotL + (float64(n)-0.5)/float64(maxRound)*(plotR-plotL) }

@@ -81,9 +81,9 @@ func TestSearchRefusesBadInput(t *testing.T) {
 		in   SearchInput
 		kind string
 	}{
-		{SearchInput{Provider: "searxng", Query: "What is the Go memory model?", Question: "what is the go memory model", Limit: 5}, "BadInput"},
-		{SearchInput{Provider: "searxng", Query: "  ", Limit: 5}, "BadInput"},
-		{SearchInput{Provider: "searxng", Query: "q", Limit: 0}, "BadInput"},
+		{SearchInput{Provider: "searxng", Query: "What is the Go memory model?", Question: "what is the go memory model", Limit: 5}, ErrBadInput},
+		{SearchInput{Provider: "searxng", Query: "  ", Limit: 5}, ErrBadInput},
+		{SearchInput{Provider: "searxng", Query: "q", Limit: 0}, ErrBadInput},
 		{SearchInput{Provider: "duckduckgo", Query: "q", Limit: 5}, ProviderUnusable},
 		{SearchInput{Provider: "altavista", Query: "q", Limit: 5}, ProviderUnusable},
 	} {

@@ -1,0 +1,96 @@
+// Package activities holds every side effect of sated: search, novelty, compression, planning,
+// fetching, synthesis, memory, investigation and the harness. Activities are methods on structs
+// holding narrow interfaces; each stage's types and all its paths (deterministic, model,
+// embedding) live in the stage's file.
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"go.temporal.io/sdk/activity"
+
+	"github.com/sated-dev/sated/internal/llm"
+	"github.com/sated-dev/sated/internal/research"
+	"github.com/sated-dev/sated/internal/search"
+)
+
+// Activities holds the clients every research activity needs.
+type Activities struct {
+	providers   map[string]search.Provider
+	cache       SearchCache
+	docs        DocumentReader
+	fetcher     PageFetcher
+	model       Model
+	reportDir   string
+	memoryQueue string // the task queue memory activities are served on; empty: no memory
+}
+
+// Deps are the clients NewActivities wires in; nil fields mean "not configured".
+type Deps struct {
+	Providers map[string]search.Provider
+	Cache     SearchCache
+	Docs      DocumentReader
+	Fetcher   PageFetcher
+	Model     Model
+	ReportDir string
+	// Deprecated: unused; journal through NewJournalInterceptor on the client or worker.
+	// Kept so the worker compiles until it wires the interceptor.
+	Journal Journal
+	// MemoryQueue is the memory task queue; empty disables memory for research runs.
+	MemoryQueue string
+}
+
+// NewActivities builds the research activities.
+func NewActivities(d Deps) *Activities {
+	return &Activities{providers: d.Providers, cache: d.Cache, docs: d.Docs, fetcher: d.Fetcher,
+		model: d.Model, reportDir: d.ReportDir, memoryQueue: d.MemoryQueue}
+}
+
+// Model is the narrow view of the Ollama client the activities use; *llm.Client satisfies it.
+type Model interface {
+	Configured(s llm.Stage) bool
+	Generate(ctx context.Context, stage llm.Stage, system, prompt string) (string, llm.Usage, error)
+	GenerateJSON(ctx context.Context, stage llm.Stage, system, prompt string, schema json.RawMessage, out any, validate func() error) (llm.Outcome, llm.Usage, error)
+	GenerateFitted(ctx context.Context, stage llm.Stage, system, question string, evidence []string, render func(evidence []string) string) (string, llm.Usage, int, error)
+	Embed(ctx context.Context, texts []string) ([][]float32, llm.Usage, error)
+	Describe(ctx context.Context, imagePath string) (string, llm.Usage, error)
+}
+
+// The run's data model lives in internal/research; these aliases keep the workflows package
+// compiling while it moves to the research types.
+type (
+	Plan        = research.Plan
+	RoundRecord = research.Round
+	Source      = research.Source
+	Usage       = research.Usage
+	PriorFact   = research.PriorFact
+)
+
+// promptSources shows results to a model by title, URL and snippet.
+func promptSources(rs []search.Result) []llm.PromptSource {
+	out := make([]llm.PromptSource, len(rs))
+	for i, r := range rs {
+		out[i] = llm.PromptSource{Title: r.Title, URL: r.URL, Text: r.Snippet}
+	}
+	return out
+}
+
+// ModelAttempts is how many times a model stage is tried before it falls back: the workflow's
+// retry policy for model activities allows exactly this many.
+const ModelAttempts = 3
+
+// lastAttemptDown says whether a model error should end in the deterministic fallback: Temporal
+// has retried the stage as often as the workflow allows, so a run never fails because of its
+// model. The reason names host and model (the llm errors carry both).
+func lastAttemptDown(ctx context.Context, err error) (string, bool) {
+	if ctx.Err() != nil || activity.GetInfo(ctx).Attempt < ModelAttempts {
+		return "", false
+	}
+	what := "failed"
+	if llm.IsUnavailable(err) || llm.IsModelMissing(err) {
+		what = "unavailable"
+	}
+	return fmt.Sprintf("model %s after %d attempts, deterministic fallback: %v", what, ModelAttempts, err), true
+}

@@ -1,0 +1,104 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/sated-dev/sated/internal/config"
+	"github.com/sated-dev/sated/internal/knowledge"
+	"github.com/sated-dev/sated/internal/llm"
+	"github.com/sated-dev/sated/internal/novelty"
+	"github.com/sated-dev/sated/internal/search"
+)
+
+// NoveltyInput asks how new a round's unseen results are against the knowledge state.
+type NoveltyInput struct {
+	Method    string          `json:"method"`
+	Knowledge string          `json:"knowledge"`
+	Results   []search.Result `json:"results"`
+}
+
+// NoveltyOutput is the score (0-10) and how it was reached.
+type NoveltyOutput struct {
+	Score    float64 `json:"score"`
+	Method   string  `json:"method"`
+	Fallback string  `json:"fallback,omitempty"`
+	Usage    Usage   `json:"usage"`
+}
+
+// AssessNovelty scores a round's unseen results against the knowledge state (0-10).
+func (a *Activities) AssessNovelty(ctx context.Context, in NoveltyInput) (NoveltyOutput, error) {
+	text := ResultsText(in.Results)
+	heuristic := func(reason string) (NoveltyOutput, error) {
+		return NoveltyOutput{Score: novelty.Heuristic(text, in.Knowledge), Method: config.NoveltyHeuristic, Fallback: reason}, nil
+	}
+	switch in.Method {
+	case config.NoveltyHeuristic, "":
+		return heuristic("")
+	case config.NoveltyModel:
+		if a.model == nil || !a.model.Configured(llm.Evaluator) {
+			return heuristic("no evaluator model configured")
+		}
+		return a.modelNovelty(ctx, in, text)
+	case config.NoveltyEmbedding:
+		if a.model == nil || !a.model.Configured(llm.Embedder) {
+			return heuristic("no embedding model configured")
+		}
+		return a.embeddingNovelty(ctx, in)
+	default:
+		return NoveltyOutput{}, badInput(nil, "novelty: unknown method %q", in.Method)
+	}
+}
+
+func (a *Activities) modelNovelty(ctx context.Context, in NoveltyInput, text string) (NoveltyOutput, error) {
+	system, prompt := llm.NoveltyPrompt(in.Knowledge, promptSources(in.Results))
+	answer, u, err := a.model.Generate(ctx, llm.Evaluator, system, prompt)
+	if err != nil {
+		if reason, ok := lastAttemptDown(ctx, err); ok {
+			return NoveltyOutput{Score: novelty.Heuristic(text, in.Knowledge), Method: config.NoveltyHeuristic, Fallback: reason, Usage: u}, nil
+		}
+		return NoveltyOutput{}, err
+	}
+	score, ok := llm.ParseNovelty(answer)
+	out := NoveltyOutput{Score: score, Method: config.NoveltyModel, Usage: u}
+	if !ok {
+		out.Score = llm.NeutralNovelty
+		out.Fallback = fmt.Sprintf("evaluator answered %q with no integer; scored %d", search.Truncate(strings.TrimSpace(answer), 60), llm.NeutralNovelty)
+	}
+	return out, nil
+}
+
+func (a *Activities) embeddingNovelty(ctx context.Context, in NoveltyInput) (NoveltyOutput, error) {
+	known := knowledge.Bullets(in.Knowledge)
+	texts := make([]string, 0, len(in.Results)+len(known))
+	for _, r := range in.Results {
+		texts = append(texts, r.Title+". "+r.Snippet)
+	}
+	texts = append(texts, known...)
+	vecs, u, err := a.model.Embed(ctx, texts)
+	if err != nil {
+		if reason, ok := lastAttemptDown(ctx, err); ok {
+			return NoveltyOutput{Score: novelty.Heuristic(ResultsText(in.Results), in.Knowledge), Method: config.NoveltyHeuristic, Fallback: reason, Usage: u}, nil
+		}
+		return NoveltyOutput{}, err
+	}
+	if len(vecs) != len(texts) {
+		return NoveltyOutput{Score: novelty.Heuristic(ResultsText(in.Results), in.Knowledge), Method: config.NoveltyHeuristic, Usage: u,
+			Fallback: fmt.Sprintf("embedder returned %d vectors for %d texts; scored heuristically", len(vecs), len(texts))}, nil
+	}
+	n := len(in.Results)
+	return NoveltyOutput{Score: novelty.Embedding(vecs[:n], vecs[n:]), Method: config.NoveltyEmbedding, Usage: u}, nil
+}
+
+// ResultsText is the text novelty and compression look at: titles and snippets.
+func ResultsText(rs []search.Result) string {
+	var b strings.Builder
+	for _, r := range rs {
+		b.WriteString(r.Title)
+		b.WriteString(". ")
+		b.WriteString(r.Snippet)
+		b.WriteString("\n")
+	}
+	return b.String()
+}

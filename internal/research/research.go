@@ -1,0 +1,68 @@
+// Package research is the data model of a research run, defined once: the plan it starts
+// from, its rounds, its sources, the facts recalled from memory and what the models cost.
+// Workflows record these types in history, activities return them and the report renders
+// them, so their JSON tags are part of the recorded histories and must not change.
+package research
+
+import "github.com/sated-dev/sated/internal/search"
+
+// Plan is the research plan made before any search.
+type Plan struct {
+	SearchQueries  []string `json:"search_queries"`
+	KnownFacts     []string `json:"known_facts"`
+	KnowledgeGaps  []string `json:"knowledge_gaps"`
+	Subtasks       []string `json:"subtasks"`
+	Planner        string   `json:"planner"`
+	FallbackReason string   `json:"fallback_reason,omitempty"`
+}
+
+// Round is one search round as the saturation gate saw it, shown in progress and in the report.
+type Round struct {
+	Round       int     `json:"round"`
+	Query       string  `json:"query"`
+	QuerySource string  `json:"query_source"`     // plan, gap, model-gap
+	Novelty     float64 `json:"novelty"`          // 0-10
+	Scored      bool    `json:"scored"`           // false for the first round: nothing to compare with
+	Method      string  `json:"method,omitempty"` // heuristic, model, embedding; none when nothing was new
+	Decision    string  `json:"decision"`
+	Results     int     `json:"results"`
+	NewResults  int     `json:"new_results"`
+	Chars       int     `json:"chars"`
+	Cached      bool    `json:"cached"`
+	Note        string  `json:"note,omitempty"`
+}
+
+// Source is one retrieved, deduplicated result with its citation number [N], and the page
+// text when it was enriched.
+type Source struct {
+	N int `json:"n"`
+	search.Result
+	Round    int    `json:"round"`
+	Enriched bool   `json:"enriched"`       // the full page was read, not just the snippet
+	Text     string `json:"text,omitempty"` // page text when enriched
+}
+
+// PriorFact is an observation recalled from memory, with the sources it came from then.
+type PriorFact struct {
+	Fact    string   `json:"fact"`
+	Sources []string `json:"sources"`
+}
+
+// Usage counts model calls and tokens as Ollama reports them.
+type Usage struct {
+	Calls        int  `json:"calls"`
+	PromptTokens int  `json:"prompt_tokens"`
+	OutputTokens int  `json:"output_tokens"`
+	Truncated    bool `json:"truncated,omitempty"` // some prompt likely exceeded num_ctx and was cut
+}
+
+// Add accumulates o into u.
+func (u *Usage) Add(o Usage) {
+	u.Calls += o.Calls
+	u.PromptTokens += o.PromptTokens
+	u.OutputTokens += o.OutputTokens
+	u.Truncated = u.Truncated || o.Truncated
+}
+
+// Tokens is prompt plus output tokens.
+func (u Usage) Tokens() int { return u.PromptTokens + u.OutputTokens }
