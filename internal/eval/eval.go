@@ -23,6 +23,18 @@ import (
 //go:embed testdata/go-questions.jsonl
 var GoQuestions []byte
 
+// SQLiteQuestions is a dev question set over Debian's sqlite3-doc HTML (/usr/share/doc/sqlite3):
+// ids starting "s-" are simple (one or two pages answer them), "c-" complex (facts on 4+ pages).
+//
+//go:embed testdata/sqlite-questions.jsonl
+var SQLiteQuestions []byte
+
+// PythonQuestions is a dev question set over Debian's python3.11-doc HTML
+// (/usr/share/doc/python3.11/html), with the same "s-"/"c-" id convention.
+//
+//go:embed testdata/python-questions.jsonl
+var PythonQuestions []byte
+
 // Fact is one gold fact: recalled when any of its case-insensitive patterns matches.
 type Fact struct {
 	Fact     string   `json:"fact"`

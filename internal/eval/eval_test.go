@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,6 +60,42 @@ func TestFindingsSection(t *testing.T) {
 	}
 	if got := Findings("no sections"); got != "no sections" {
 		t.Errorf("Findings without a section = %q", got)
+// TestEmbeddedQuestionSetsParse checks every shipped question set parses; the dev sets also
+// keep their shape: s-/c- ids, about half complex, 3-6 facts each.
+func TestEmbeddedQuestionSetsParse(t *testing.T) {
+	sets := []struct {
+		name string
+		data []byte
+		dev  bool
+	}{
+		{"go", GoQuestions, false},
+		{"sqlite", SQLiteQuestions, true},
+		{"python", PythonQuestions, true},
+	}
+	for _, s := range sets {
+		qs, err := ParseQuestions(bytes.NewReader(s.data))
+		if err != nil {
+			t.Errorf("%s: %v", s.name, err)
+			continue
+		}
+		if !s.dev {
+			continue
+		}
+		complex := 0
+		for _, q := range qs {
+			switch {
+			case strings.HasPrefix(q.ID, "c-"):
+				complex++
+			case !strings.HasPrefix(q.ID, "s-"):
+				t.Errorf("%s: id %q starts with neither s- nor c-", s.name, q.ID)
+			}
+			if n := len(q.Gold); n < 3 || n > 6 {
+				t.Errorf("%s: %s has %d facts, want 3-6", s.name, q.ID, n)
+			}
+		}
+		if len(qs) < 20 || complex*2 < len(qs)-1 || complex*2 > len(qs)+1 {
+			t.Errorf("%s: %d questions, %d complex; want >= 20, about half complex", s.name, len(qs), complex)
+		}
 	}
 }
 
