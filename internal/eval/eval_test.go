@@ -60,6 +60,9 @@ func TestFindingsSection(t *testing.T) {
 	}
 	if got := Findings("no sections"); got != "no sections" {
 		t.Errorf("Findings without a section = %q", got)
+	}
+}
+
 // TestEmbeddedQuestionSetsParse checks every shipped question set parses; the dev sets also
 // keep their shape: s-/c- ids, about half complex, 3-6 facts each.
 func TestEmbeddedQuestionSetsParse(t *testing.T) {
