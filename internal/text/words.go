@@ -34,7 +34,7 @@ func Words(s string) []string {
 func Content(s string) []string {
 	var out []string
 	scan(s, func(tok string) {
-		if w := strings.ToLower(tok); isContent(w) {
+		if w := strings.ToLower(tok); IsContent(w) {
 			out = append(out, w)
 		}
 	})
@@ -64,7 +64,9 @@ func Distinct(ws []string) []string {
 	return out
 }
 
-func isContent(w string) bool {
+// IsContent reports whether a lower-case word carries meaning: not a stopword, and at least
+// two characters long.
+func IsContent(w string) bool {
 	if stopwords[w] {
 		return false
 	}

@@ -61,6 +61,12 @@ func TestIsStopword(t *testing.T) {
 	}
 }
 
+func TestIsContent(t *testing.T) {
+	for w, want := range map[string]bool{"gogc": true, "go": true, "東": false, "東京": true, "c": false, "the": false, "how": false} {
+		assert.Equal(t, want, IsContent(w), w)
+	}
+}
+
 func TestDistinct(t *testing.T) {
 	assert.Equal(t, []string{"b", "a", "c"}, Distinct([]string{"b", "a", "b", "c", "a"}))
 	assert.Empty(t, Distinct(nil))
