@@ -2,9 +2,11 @@
 // similarity, so that planning, novelty, chunking, reports and search agree on what a word is.
 //
 // Word rules, chosen for technical documentation: a word is a run of letters, digits and
-// combining marks; a dot, hyphen, underscore or apostrophe between two such runs joins them, so
-// identifiers stay whole ("go1.21", "x86_64", "utf-8", "sync.mutex", "foo.go", "1.2.3",
-// "don't"). A trailing possessive "'s" is dropped ("Go's" is "go"). Everything else separates.
+// combining marks; a dot, underscore or apostrophe between two such runs joins them, so
+// identifiers stay whole ("go1.21", "x86_64", "sync.mutex", "foo.go", "1.2.3", "don't"). A
+// hyphen joins only when a digit is next to it ("utf-8", "x86-64", "v1.0-rc1"): English
+// compounds split ("mark-and-sweep" is "mark", "and", "sweep"), since writers hyphenate them
+// or not at will. A trailing possessive "'s" is dropped ("Go's" is "go"). All else separates.
 // SQLite's unicode61 tokenizer splits such compounds, but a compound quoted in an FTS5 query
 // becomes a phrase of its parts, so queries built from these words still match the index.
 package text
@@ -12,6 +14,7 @@ package text
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Tokens returns the word tokens of s as written (case kept), for callers that rank by
@@ -91,7 +94,8 @@ func isJoiner(r rune) bool {
 // straight and a possessive "'s" dropped.
 func scan(s string, emit func(string)) {
 	start := -1 // byte offset of the current token, -1 between tokens
-	var apos bool
+	seg := -1   // byte offset of the current token's last joined segment
+	apos := false
 	end := func(i int) {
 		if start < 0 {
 			return
@@ -106,36 +110,31 @@ func scan(s string, emit func(string)) {
 		emit(tok)
 		start, apos = -1, false
 	}
-	var prev rune // the rune before r, for joiners
-	var joinAt = -1
 	for i, r := range s {
-		switch {
-		case isWordRune(r):
+		if isWordRune(r) {
 			if start < 0 {
-				start = i
+				start, seg = i, i
 			}
-			joinAt = -1
-		case start >= 0 && isJoiner(r) && joinAt < 0 && isWordRune(prev):
-			joinAt = i // kept only if a word rune follows
-			if r == '\'' || r == '’' {
-				apos = true
-			}
-		default:
-			if joinAt >= 0 {
-				end(joinAt)
-			} else {
-				end(i)
-			}
-			joinAt = -1
+			continue
 		}
-		prev = r
+		if start >= 0 && isJoiner(r) {
+			next := i + utf8.RuneLen(r)
+			after := len(s)
+			if k := strings.IndexFunc(s[next:], func(r rune) bool { return !isWordRune(r) }); k >= 0 {
+				after = next + k
+			}
+			if after > next && (r != '-' || hasDigit(s[seg:i]) || hasDigit(s[next:after])) {
+				apos = apos || r == '\'' || r == '’'
+				seg = next
+				continue // joined: the next word rune goes on this token
+			}
+		}
+		end(i)
 	}
-	if joinAt >= 0 {
-		end(joinAt)
-	} else {
-		end(len(s))
-	}
+	end(len(s))
 }
+
+func hasDigit(s string) bool { return strings.IndexFunc(s, unicode.IsDigit) >= 0 }
 
 // IsStopword reports whether w (lower case) carries no topic on its own: function words,
 // question words and the filler of technical prose ("e.g", "via", "using").

@@ -15,6 +15,7 @@ func TestWords(t *testing.T) {
 		{"prose", "Go is FAST, isn't it?", []string{"go", "is", "fast", "isn't", "it"}},
 		{"versions", "Go 1.21 (go1.21.0) and v2.5.2-rc.1 shipped.", []string{"go", "1.21", "go1.21.0", "and", "v2.5.2-rc.1", "shipped"}},
 		{"identifiers", "Lock a sync.Mutex in x86_64 code; utf-8 is snake_case.", []string{"lock", "a", "sync.mutex", "in", "x86_64", "code", "utf-8", "is", "snake_case"}},
+		{"hyphens join next to digits only", "A mark-and-sweep, read-only GC for x86-64 with SHA-256 and go-1.2", []string{"a", "mark", "and", "sweep", "read", "only", "gc", "for", "x86-64", "with", "sha-256", "and", "go-1.2"}},
 		{"file names and calls", "Edit main.go, then call x.Close() or os.Exit(1).", []string{"edit", "main.go", "then", "call", "x.close", "or", "os.exit", "1"}},
 		{"sentence dots are not joiners", "It ends. Next one...", []string{"it", "ends", "next", "one"}},
 		{"leading and trailing joiners dropped", "__init__ -flag --verbose 'quoted' trailing-", []string{"init", "flag", "verbose", "quoted", "trailing"}},
