@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/sated-dev/sated/internal/search"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -78,6 +79,9 @@ func parsePassageID(id string) (pageID string, ordinal int, ok bool) {
 type Index struct {
 	db   *sql.DB
 	path string
+
+	vocabOnce sync.Once // the vocabulary table is created on first use
+	vocabErr  error
 }
 
 var (
