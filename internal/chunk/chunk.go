@@ -6,7 +6,6 @@ package chunk
 import (
 	"context"
 	"fmt"
-	"math"
 	"regexp"
 	"sort"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sated-dev/sated/internal/novelty"
+	"github.com/sated-dev/sated/internal/text"
 )
 
 // Defaults from the product design.
@@ -354,13 +354,13 @@ func cut(s string, n int) string {
 	return s
 }
 
-// LexicalSimilarity is the offline fallback: cosine similarity of word-count vectors (stop
-// words dropped). It matches shared words only, not meaning.
+// LexicalSimilarity is the offline fallback: cosine similarity of term-count vectors (stop
+// words dropped, words stemmed). It matches shared words only, not meaning.
 func LexicalSimilarity(_ context.Context, task string, texts []string) ([]float64, error) {
-	q := termCounts(task)
+	q := text.NewBag(text.Terms(task))
 	out := make([]float64, len(texts))
 	for i, t := range texts {
-		out[i] = cosine(q, termCounts(t))
+		out[i] = text.Cosine(q, text.NewBag(text.Terms(t)))
 	}
 	return out, nil
 }
@@ -383,49 +383,6 @@ func EmbeddingSimilarity(embed func(ctx context.Context, texts []string) ([][]fl
 	}
 }
 
-// Tokens lower-cases s and returns its letter/digit runs of two or more bytes, minus stop words.
-func Tokens(s string) []string {
-	var out []string
-	for _, f := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}) {
-		if len(f) > 1 && !stopWords[f] {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-var stopWords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`a an and are as at be by for from has have in is it its of on or that the
-		this to was were will with which what when where who how why not no but if than then so such can
-		do does did into about over also more most other some any each may might should would could been
-		being there their they them these those our we you your he she his her`) {
-		stopWords[w] = true
-	}
-}
-
-func termCounts(s string) map[string]float64 {
-	m := map[string]float64{}
-	for _, t := range Tokens(s) {
-		m[t]++
-	}
-	return m
-}
-
-func cosine(a, b map[string]float64) float64 {
-	var dot, na, nb float64
-	for k, v := range a {
-		na += v * v
-		dot += v * b[k]
-	}
-	for _, v := range b {
-		nb += v * v
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
-}
+// Tokens returns the content words of s (text.Content): lower case, stop words and one-letter
+// words dropped, not stemmed.
+func Tokens(s string) []string { return text.Content(s) }

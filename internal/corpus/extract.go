@@ -7,6 +7,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -30,30 +31,50 @@ func formatOf(name string) string {
 	return FormatText
 }
 
-// extract turns raw bytes of the given format into a title and clean body; name titles
-// documents that carry none of their own.
-func extract(raw []byte, format, name string) (title, body string, err error) {
+// section is a heading and the text under it up to the next heading. Level 0 is the text
+// before the first heading. The text may hold id markers (see idMarker) until it is split
+// into passages.
+type section struct {
+	level   int
+	heading string
+	anchor  string
+	text    string
+}
+
+// extracted is one input as the index stores it: the page's title and readable body, and
+// the sections the body is split into passages by.
+type extracted struct {
+	title, body string
+	sections    []section
+}
+
+// extract turns raw bytes of the given format into a title, a clean body and its sections;
+// name titles documents that carry none of their own.
+func extract(raw []byte, format, name string) (extracted, error) {
 	if bytes.IndexByte(raw, 0) >= 0 || !utf8.Valid(raw) {
-		return "", "", errBinary
+		return extracted{}, errBinary
 	}
+	var e extracted
 	switch format {
 	case FormatHTML:
-		title, body, err = extractHTML(raw)
+		var err error
+		if e, err = extractHTML(raw, mainContent); err != nil {
+			return extracted{}, err
+		}
 	case FormatMarkdown:
-		title, body = extractMarkdown(string(raw))
+		e.title, e.body = extractMarkdown(string(raw))
+		e.sections = markdownSections(e.body)
 	default:
-		body = strings.TrimSpace(string(raw))
+		e.body = strings.TrimSpace(string(raw))
+		e.sections = []section{{text: e.body}}
 	}
-	if err != nil {
-		return "", "", err
+	if strings.TrimSpace(e.body) == "" {
+		return extracted{}, errEmpty
 	}
-	if strings.TrimSpace(body) == "" {
-		return "", "", errEmpty
+	if e.title == "" {
+		e.title = name
 	}
-	if title == "" {
-		title = name
-	}
-	return title, body, nil
+	return e, nil
 }
 
 var (
@@ -62,6 +83,9 @@ var (
 	markdownH1   = regexp.MustCompile(`(?m)^#[ \t]+(.+?)[ \t#]*$`)
 	blankLines   = regexp.MustCompile(`\n{3,}`)
 	trailingWhit = regexp.MustCompile(`[ \t]+\n`)
+	atxHeading   = regexp.MustCompile(`^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$`)
+	explicitID   = regexp.MustCompile(`[ \t]*\{#([^}\s]+)\}$`)
+	codeFence    = regexp.MustCompile("^ {0,3}(```|~~~)")
 )
 
 // extractMarkdown keeps the Markdown as the body; the title comes from front matter or the
@@ -81,10 +105,66 @@ func extractMarkdown(s string) (title, body string) {
 	return strings.TrimSpace(title), strings.TrimSpace(s)
 }
 
+// markdownSections splits Markdown (or the Markdown-ish body the HTML extractor renders) at
+// its ATX headings, leaving fenced code alone; an explicit {#id} names the anchor, else the
+// heading's slug does.
+func markdownSections(s string) []section {
+	var secs []section
+	cur := section{}
+	var b strings.Builder
+	fence := ""
+	flush := func() {
+		cur.text = strings.TrimSpace(b.String())
+		secs = append(secs, cur)
+		b.Reset()
+	}
+	for _, line := range strings.Split(s, "\n") {
+		if m := codeFence.FindStringSubmatch(line); m != nil {
+			switch fence {
+			case "":
+				fence = m[1]
+			case m[1]:
+				fence = ""
+			}
+		} else if m := atxHeading.FindStringSubmatch(line); m != nil && fence == "" {
+			flush()
+			text, anchor := m[2], ""
+			if id := explicitID.FindStringSubmatchIndex(text); id != nil {
+				text, anchor = text[:id[0]], text[id[2]:id[3]]
+			}
+			cur = section{level: len(m[1]), heading: collapse(text), anchor: anchor}
+			if cur.anchor == "" {
+				cur.anchor = slug(cur.heading)
+			}
+			continue
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	flush()
+	return secs
+}
+
+// slug is the GitHub-style anchor of a heading: lower-case letters and digits, spaces as
+// hyphens, other punctuation dropped.
+func slug(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(heading)) {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsNumber(r) || r == '-' || r == '_':
+			b.WriteRune(r)
+		case r == ' ':
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
+}
+
 // skipped elements hold no visible reading text.
 var skipped = map[atom.Atom]bool{
 	atom.Script: true, atom.Style: true, atom.Nav: true, atom.Noscript: true,
 	atom.Template: true, atom.Svg: true, atom.Head: true, atom.Iframe: true,
+	atom.Button: true, atom.Select: true, atom.Input: true, atom.Textarea: true,
 }
 
 var headingLevel = map[atom.Atom]int{atom.H1: 1, atom.H2: 2, atom.H3: 3, atom.H4: 4, atom.H5: 5, atom.H6: 6}
@@ -98,13 +178,167 @@ var blocks = map[atom.Atom]bool{
 	atom.Summary: true,
 }
 
-// extractHTML returns the page title and its visible text as Markdown-ish plain text.
-func extractHTML(raw []byte) (title, body string, err error) {
+// extractMode says how much of an HTML page counts as its content.
+type extractMode int
+
+const (
+	// allText keeps every visible element but scripts, styles and <nav> (the extractor
+	// before chrome removal, kept for the measurement below).
+	allText extractMode = iota
+	// mainContent also drops page chrome: landmark roles, chrome-named classes and ids,
+	// link-dense lists and navigation-only lines.
+	mainContent
+)
+
+// Chrome removal, measured (TestExtractionQuality, SATED_EXTRACT_EVAL=1) on 50 pages each
+// of Debian's python3.11-doc and sqlite3-doc and GOROOT's HTML; "nav kept" is the share of
+// the site's navigation/TOC/sidebar/footer lines left in the text, "body kept" the share of
+// the main text's sentences left:
+//
+//	                         python nav/body   sqlite nav/body   go nav/body
+//	tag list (allText)        0.97 / 1.00       0.99 / 1.00       - / 1.00
+//	readability v2.1.3        0.00 / 0.87       0.01 / 0.60       - / 0.88
+//	readability + rules       0.00 / 0.87       0.01 / 0.60       - / 0.88
+//	rules (mainContent)       0.00 / 1.00       0.00 / 1.00       - / 1.00
+//
+// Readability drops whole reference sections (it scores for one article body), so the
+// index uses its own rules.
+var chromeName = regexp.MustCompile(`(?i)(^|[\s_-])(nav|navbar|navigation|navheader|navfooter|toc|toctree|breadcrumbs?|footer|header|related|menu|mainmenu|submenu|searchmenu|sidebar|sphinxsidebar|sphinxsidebarwrapper|headerlink|skip-?link|pagination|pager|nosearch|tagline|logo|site-header|site-footer|cookie|banner)($|[\s_-])`)
+
+// chromeRoles are ARIA landmarks that are never the main text.
+var chromeRoles = map[string]bool{
+	"navigation": true, "banner": true, "contentinfo": true, "complementary": true, "search": true, "menu": true, "menubar": true,
+}
+
+// navWords are the words a navigation-only line is made of ("Prev Up Home Next").
+var navWords = map[string]bool{
+	"prev": true, "previous": true, "next": true, "up": true, "home": true, "index": true,
+	"contents": true, "top": true, "toc": true, "modules": true, "table": true, "of": true,
+	"back": true, "to": true, "page": true, "topic": true, "chapter": true, "section": true,
+	"»": true, "«": true, "|": true, "←": true, "→": true, "↑": true, "·": true, "•": true,
+}
+
+// navOnly says whether a line is only navigation words (and has at least one that is not
+// filler like "of").
+func navOnly(s string) bool {
+	words := strings.Fields(strings.ToLower(s))
+	if len(words) == 0 || len(words) > 8 {
+		return false
+	}
+	nav := false
+	for _, w := range words {
+		w = strings.Trim(w, ".:,;()[]-")
+		if w == "" {
+			continue
+		}
+		if !navWords[w] {
+			return false
+		}
+		switch w {
+		case "prev", "previous", "next", "up", "home", "index", "contents", "toc", "top":
+			nav = true
+		}
+	}
+	return nav
+}
+
+// isChrome says whether an element is page chrome rather than content.
+func isChrome(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Footer, atom.Aside:
+		return true
+	case atom.Header:
+		return !inside(n, atom.Article, atom.Main)
+	case atom.Html, atom.Body, atom.Main, atom.Article, atom.Pre, atom.Code:
+		return false
+	}
+	var names strings.Builder
+	for _, a := range n.Attr {
+		switch a.Key {
+		case "role":
+			if chromeRoles[strings.ToLower(a.Val)] {
+				return true
+			}
+		case "class", "id":
+			names.WriteString(a.Val)
+			names.WriteByte(' ')
+		}
+	}
+	return names.Len() > 0 && chromeName.MatchString(names.String())
+}
+
+func inside(n *html.Node, as ...atom.Atom) bool {
+	for p := n.Parent; p != nil; p = p.Parent {
+		for _, a := range as {
+			if p.DataAtom == a {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// linkDense says whether a list, table or div is mostly link text (a table of contents,
+// a link farm): at least 4 links holding 80% of its text, and no code.
+func linkDense(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Ul, atom.Ol, atom.Dl, atom.Table, atom.Div:
+	default:
+		return false
+	}
+	links, linkChars, allChars := 0, 0, 0
+	var walk func(c *html.Node, inLink bool) bool
+	walk = func(c *html.Node, inLink bool) bool {
+		switch {
+		case c.Type == html.TextNode:
+			k := len(strings.TrimSpace(c.Data))
+			allChars += k
+			if inLink {
+				linkChars += k
+			}
+		case c.Type == html.ElementNode && (c.DataAtom == atom.Pre || c.DataAtom == atom.Code):
+			return false
+		case c.Type == html.ElementNode && c.DataAtom == atom.A && attr(c, "href") != "":
+			links++
+			inLink = true
+		}
+		for d := c.FirstChild; d != nil; d = d.NextSibling {
+			if !walk(d, inLink) {
+				return false
+			}
+		}
+		return true
+	}
+	if !walk(n, false) {
+		return false
+	}
+	return links >= 4 && allChars > 0 && float64(linkChars) >= 0.8*float64(allChars)
+}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+// extractHTML returns the page title, its text as Markdown-ish plain text and its sections.
+func extractHTML(raw []byte, mode extractMode) (extracted, error) {
 	root, err := html.Parse(bytes.NewReader(raw))
 	if err != nil {
-		return "", "", err
+		return extracted{}, err
 	}
-	var h1, meta string
+	title := htmlTitle(root)
+	w := htmlText{mode: mode}
+	w.walk(root, false)
+	return w.result(title), nil
+}
+
+// htmlTitle is the <title>, else a JSON metadata comment's title, else the first <h1>.
+func htmlTitle(root *html.Node) string {
+	var title, h1, meta string
 	for n := range root.Descendants() {
 		if n.Type == html.CommentNode && meta == "" {
 			meta = metaTitle(n.Data)
@@ -124,10 +358,7 @@ func extractHTML(raw []byte) (title, body string, err error) {
 			title = t
 		}
 	}
-	var w htmlText
-	w.walk(root, false)
-	out := trailingWhit.ReplaceAllString(w.b.String(), "\n")
-	return title, strings.TrimSpace(blankLines.ReplaceAllString(out, "\n\n")), nil
+	return title
 }
 
 // metaTitle reads the title from a JSON metadata comment, as Go's own docs open with
@@ -140,14 +371,127 @@ func metaTitle(comment string) string {
 	return ""
 }
 
-// htmlText accumulates visible text, collapsing whitespace outside <pre>.
-type htmlText struct{ b strings.Builder }
+// idMarker brackets an element id inside section text, so that passages split from the
+// middle of a section can link to the nearest id before them. The markers are control
+// characters no extracted text holds, and are removed before anything is stored.
+const (
+	markOpen  = "\x1e"
+	markClose = "\x1f"
+)
+
+var idMarker = regexp.MustCompile(markOpen + `([^` + markClose + `]*)` + markClose)
+
+// stripMarkers removes id markers from text.
+func stripMarkers(s string) string {
+	if !strings.Contains(s, markOpen) {
+		return s
+	}
+	return idMarker.ReplaceAllString(s, "")
+}
+
+// htmlText accumulates visible text section by section, collapsing whitespace outside <pre>.
+type htmlText struct {
+	mode    extractMode
+	secs    []section
+	cur     section
+	b       strings.Builder
+	pending []string // ids met since the last text, for the next heading or text
+}
+
+func (w *htmlText) result(title string) extracted {
+	w.endSection()
+	var body strings.Builder
+	var secs []section
+	for _, s := range w.secs {
+		s.text = cleanText(s.text)
+		if s.heading == "" && s.text == "" {
+			continue
+		}
+		secs = append(secs, s)
+		if s.heading != "" {
+			body.WriteString(strings.Repeat("#", s.level) + " " + s.heading + "\n\n")
+		}
+		if t := stripMarkers(s.text); t != "" {
+			body.WriteString(t + "\n\n")
+		}
+	}
+	return extracted{title: title, body: strings.TrimSpace(body.String()), sections: secs}
+}
+
+// cleanText drops trailing blanks and runs of empty lines.
+func cleanText(s string) string {
+	s = trailingWhit.ReplaceAllString(s, "\n")
+	return strings.TrimSpace(blankLines.ReplaceAllString(s, "\n\n"))
+}
+
+func (w *htmlText) endSection() {
+	w.cur.text = w.b.String()
+	w.secs = append(w.secs, w.cur)
+	w.b.Reset()
+}
+
+// text writes visible text, first placing the ids met since the last text.
+func (w *htmlText) text(s string) {
+	if len(w.pending) > 0 {
+		for _, id := range w.pending {
+			w.b.WriteString(markOpen + id + markClose)
+		}
+		w.pending = w.pending[:0]
+	}
+	w.b.WriteString(s)
+}
+
+func (w *htmlText) heading(n *html.Node, level int) {
+	text, anchor := headingText(n)
+	if text == "" {
+		return
+	}
+	if anchor == "" && len(w.pending) > 0 {
+		anchor = w.pending[0] // an enclosing <section id> or a preceding <a name>
+	}
+	w.pending = w.pending[:0]
+	if anchor == "" {
+		anchor = slug(text)
+	}
+	w.endSection()
+	w.cur = section{level: level, heading: text, anchor: anchor}
+}
+
+// headingText is a heading's text without permalink decorations, and its own id or that of
+// an anchor inside it.
+func headingText(n *html.Node) (text, anchor string) {
+	anchor = attr(n, "id")
+	var b strings.Builder
+	var walk func(c *html.Node)
+	walk = func(c *html.Node) {
+		if c.Type == html.TextNode {
+			b.WriteString(c.Data)
+			return
+		}
+		if c.Type == html.ElementNode {
+			if skipped[c.DataAtom] || chromeName.MatchString(attr(c, "class")) {
+				return
+			}
+			if c.DataAtom == atom.A && anchor == "" {
+				anchor = attr(c, "id")
+				if anchor == "" {
+					anchor = attr(c, "name")
+				}
+			}
+		}
+		for d := c.FirstChild; d != nil; d = d.NextSibling {
+			walk(d)
+		}
+	}
+	walk(n)
+	return strings.TrimSpace(strings.TrimRight(collapse(b.String()), "¶#")), anchor
+}
 
 func (w *htmlText) walk(n *html.Node, pre bool) {
 	switch n.Type {
 	case html.TextNode:
 		if pre {
-			w.b.WriteString(n.Data)
+			w.text(n.Data)
 			return
 		}
 		s := collapse(n.Data)
@@ -160,7 +504,7 @@ func (w *htmlText) walk(n *html.Node, pre bool) {
 		if isSpace(n.Data[0]) && !w.atLineStart() {
 			w.b.WriteByte(' ')
 		}
-		w.b.WriteString(s)
+		w.text(s)
 		if isSpace(n.Data[len(n.Data)-1]) {
 			w.b.WriteByte(' ')
 		}
@@ -169,24 +513,38 @@ func (w *htmlText) walk(n *html.Node, pre bool) {
 		if skipped[n.DataAtom] {
 			return
 		}
+		if w.mode == mainContent && !pre && (isChrome(n) || linkDense(n)) {
+			return
+		}
 		if n.DataAtom == atom.Br {
 			w.b.WriteByte('\n')
 			return
 		}
-		level, heading := headingLevel[n.DataAtom]
-		block := heading || blocks[n.DataAtom]
+		if id := attr(n, "id"); id != "" {
+			w.pending = append(w.pending, id)
+		} else if n.DataAtom == atom.A && attr(n, "name") != "" {
+			w.pending = append(w.pending, attr(n, "name"))
+		}
+		if level, ok := headingLevel[n.DataAtom]; ok && !pre {
+			w.heading(n, level)
+			return
+		}
+		block := blocks[n.DataAtom]
 		if block {
 			w.b.WriteString("\n\n")
 		}
-		if heading {
-			w.b.WriteString(strings.Repeat("#", level) + " ")
-		}
+		start, sections := w.b.Len(), len(w.secs)
 		if n.DataAtom == atom.Li {
 			w.b.WriteString("- ")
 		}
-		pre = pre || n.DataAtom == atom.Pre
+		inPre := pre || n.DataAtom == atom.Pre
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			w.walk(c, pre)
+			w.walk(c, inPre)
+		}
+		if w.mode == mainContent && !inPre && (block || n.DataAtom == atom.Tr) && len(w.secs) == sections && navOnly(stripMarkers(w.b.String()[start:])) {
+			keep := w.b.String()[:start]
+			w.b.Reset()
+			w.b.WriteString(keep)
 		}
 		if block {
 			w.b.WriteString("\n\n")

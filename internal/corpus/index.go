@@ -3,6 +3,7 @@ package corpus
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -79,6 +80,7 @@ type indexer struct {
 	opts    IndexOptions
 	tx      *sql.Tx
 	pending int
+	changed bool // the open batch added or replaced something
 	done    int
 	stats   IndexStats
 }
@@ -86,6 +88,11 @@ type indexer struct {
 // tree indexes a file or walks a directory.
 func (ix *indexer) tree(root string) error {
 	abs, err := filepath.Abs(root)
+	if err == nil {
+		// a symlinked root (Debian's /usr/share/doc/python3.11-doc/html) is walked as the
+		// directory it names; WalkDir itself follows no links
+		abs, err = filepath.EvalSymlinks(abs)
+	}
 	if err != nil {
 		ix.skip(root, err)
 		return nil
@@ -108,6 +115,10 @@ func (ix *indexer) tree(root string) error {
 			return nil
 		}
 		if d.IsDir() {
+			if p != abs && sphinxCopies[d.Name()] {
+				ix.skip(p, errors.New("Sphinx build copies (sources of the HTML pages, static assets): not indexed"))
+				return fs.SkipDir
+			}
 			return nil
 		}
 		return ix.file(p)
@@ -124,6 +135,11 @@ func (ix *indexer) file(p string) error {
 	if !info.Mode().IsRegular() {
 		return nil
 	}
+	name := filepath.Base(p)
+	if why := notDocumentName(name); why != "" {
+		ix.skip(p, errors.New(why))
+		return nil
+	}
 	if info.Size() > ix.opts.MaxBytes {
 		ix.skip(p, fmt.Errorf("%d bytes is over the %d-byte limit", info.Size(), ix.opts.MaxBytes))
 		return nil
@@ -133,15 +149,18 @@ func (ix *indexer) file(p string) error {
 		ix.skip(p, err)
 		return nil
 	}
-	name := filepath.Base(p)
+	if why := notDocument(name, raw); why != "" {
+		ix.skip(p, errors.New(why))
+		return nil
+	}
 	format := formatOf(name)
-	title, body, err := extract(raw, format, name)
+	e, err := extract(raw, format, name)
 	if err != nil {
 		ix.skip(p, err)
 		return nil
 	}
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(p)}
-	return ix.store(Document{URL: u.String(), Title: title, Body: body, Format: format})
+	return ix.store(page{Document: Document{URL: u.String(), Title: e.title, Body: e.body, Format: format}, sections: e.sections})
 }
 
 // url fetches and indexes one page.
@@ -157,27 +176,27 @@ func (ix *indexer) url(raw string) error {
 	return ix.store(d)
 }
 
-func (ix *indexer) fetch(raw string) (Document, error) {
+func (ix *indexer) fetch(raw string) (page, error) {
 	req, err := http.NewRequestWithContext(ix.ctx, http.MethodGet, raw, nil)
 	if err != nil {
-		return Document{}, err
+		return page{}, err
 	}
 	req.Header.Set("User-Agent", userAgent)
 	req.Header.Set("Accept", "text/html, text/markdown, text/plain;q=0.9")
 	resp, err := ix.opts.HTTPClient.Do(req)
 	if err != nil {
-		return Document{}, err
+		return page{}, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return Document{}, fmt.Errorf("HTTP %s", resp.Status)
+		return page{}, fmt.Errorf("HTTP %s", resp.Status)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, ix.opts.MaxBytes+1))
 	if err != nil {
-		return Document{}, err
+		return page{}, err
 	}
 	if int64(len(body)) > ix.opts.MaxBytes {
-		return Document{}, fmt.Errorf("over the %d-byte limit", ix.opts.MaxBytes)
+		return page{}, fmt.Errorf("over the %d-byte limit", ix.opts.MaxBytes)
 	}
 	name := path.Base(req.URL.Path)
 	if name == "/" || name == "." {
@@ -192,18 +211,21 @@ func (ix *indexer) fetch(raw string) (Document, error) {
 		format = FormatMarkdown
 	case mt == "text/plain":
 		format = FormatText
-	case mt != "" && !strings.HasPrefix(mt, "text/"):
-		return Document{}, fmt.Errorf("unsupported content type %q", mt)
+	case mt == "text/css" || mt == "text/javascript" || (mt != "" && !strings.HasPrefix(mt, "text/")):
+		return page{}, fmt.Errorf("unsupported content type %q", mt)
 	}
-	title, text, err := extract(body, format, name)
+	if why := notDocument(name, body); why != "" {
+		return page{}, errors.New(why)
+	}
+	e, err := extract(body, format, name)
 	if err != nil {
-		return Document{}, err
+		return page{}, err
 	}
-	return Document{URL: raw, Title: title, Body: text, Format: format}, nil
+	return page{Document: Document{URL: raw, Title: e.title, Body: e.body, Format: format}, sections: e.sections}, nil
 }
 
 // store writes one document inside the current batch.
-func (ix *indexer) store(d Document) error {
+func (ix *indexer) store(d page) error {
 	if ix.tx == nil {
 		tx, err := ix.x.db.BeginTx(ix.ctx, nil)
 		if err != nil {
@@ -214,6 +236,9 @@ func (ix *indexer) store(d Document) error {
 	c, err := upsert(ix.ctx, ix.tx, d)
 	if err != nil {
 		return fmt.Errorf("corpus %s: store %s: %w", ix.x.path, d.URL, err)
+	}
+	if c != unchanged {
+		ix.changed = true
 	}
 	switch c {
 	case added:
@@ -251,8 +276,13 @@ func (ix *indexer) commit() error {
 	if ix.tx == nil {
 		return nil
 	}
+	if ix.changed {
+		if err := bumpVersion(ix.ctx, ix.tx); err != nil {
+			return err
+		}
+	}
 	err := ix.tx.Commit()
-	ix.tx, ix.pending = nil, 0
+	ix.tx, ix.pending, ix.changed = nil, 0, false
 	return err
 }
 
@@ -261,4 +291,54 @@ func (ix *indexer) rollback() {
 		ix.tx.Rollback()
 		ix.tx = nil
 	}
+}
+
+// sphinxCopies are the directories a Sphinx HTML build adds beside its pages: the reST
+// sources of the same pages, and static assets.
+var sphinxCopies = map[string]bool{"_sources": true, "_static": true}
+
+// nonDocuments are extensions of files that hold no reading text: styles, scripts, images,
+// fonts, media, archives, binaries, source maps and lock files.
+var nonDocuments = func() map[string]bool {
+	m := map[string]bool{}
+	for _, e := range strings.Fields(`.css .scss .sass .less .js .mjs .cjs .jsx .ts .tsx .map .wasm
+		.svg .svgz .png .jpg .jpeg .gif .webp .avif .bmp .ico .icns .tif .tiff .psd .xcf .eps
+		.woff .woff2 .ttf .otf .eot .pfb .afm
+		.mp3 .mp4 .m4a .ogg .oga .ogv .wav .flac .webm .avi .mov .mkv
+		.zip .gz .tgz .bz2 .xz .zst .7z .rar .tar .jar .deb .rpm .iso .dmg
+		.pdf .exe .dll .so .dylib .a .o .obj .class .pyc .pyo .db .sqlite .sqlite3
+		.lock .sum .min`) {
+		m[e] = true
+	}
+	return m
+}()
+
+// notDocumentName says why a file name is not a document, or "".
+func notDocumentName(name string) string {
+	ext := strings.ToLower(path.Ext(name))
+	if nonDocuments[ext] || strings.HasSuffix(strings.ToLower(name), ".min.js") {
+		return fmt.Sprintf("not a document (%s file)", ext)
+	}
+	return ""
+}
+
+// notDocument says why name with content raw is not a document, or "": by extension, then
+// by sniffed content type (images, fonts, archives, PDFs and other binaries whatever their
+// names; scripts and stylesheets the sniffer reads as text).
+func notDocument(name string, raw []byte) string {
+	if why := notDocumentName(name); why != "" {
+		return why
+	}
+	ct := http.DetectContentType(raw)
+	mt, _, _ := mime.ParseMediaType(ct)
+	head := strings.ToLower(string(raw[:min(len(raw), 512)]))
+	switch {
+	case strings.Contains(head, "<svg") && !strings.Contains(head, "<html"):
+		return "not a document (SVG image)"
+	case strings.HasPrefix(mt, "text/"), mt == "application/json", mt == "application/xml":
+		return ""
+	case mt == "application/octet-stream":
+		return "" // unknown: extract decides (binary input fails its UTF-8 check)
+	}
+	return fmt.Sprintf("not a document (%s content)", mt)
 }

@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,6 +10,67 @@ import (
 
 	"github.com/sated-dev/sated/internal/search"
 )
+
+// Search implements search.Provider: the best passages by BM25 (page title and headings
+// weigh more than text), each as its page's URL#anchor with the best window of its text for
+// the query as snippet and the passage id as DocID.
+func (x *Index) Search(ctx context.Context, query string, limit int) ([]search.Result, error) {
+	if limit < 1 {
+		return nil, fmt.Errorf("corpus: limit %d: %w", limit, search.ErrBadInput)
+	}
+	limit = min(limit, maxLimit)
+	terms, err := queryTerms(query)
+	if err != nil {
+		return nil, err
+	}
+	// Rank inside FTS5 first (ORDER BY rank lets it keep only the top rows), then join and
+	// read only the winners.
+	rows, err := x.db.QueryContext(ctx, `
+		WITH top AS (
+			SELECT rowid, rank FROM passages_fts WHERE passages_fts MATCH ? ORDER BY rank LIMIT ?)
+		SELECT `+passageColumns+`
+		FROM top JOIN passages p ON p.rowid = top.rowid JOIN docs d ON d.rowid = p.page
+		ORDER BY top.rank`, matchQuery(terms), limit)
+	if err != nil {
+		return nil, fmt.Errorf("corpus %s: search %q: %w", x.path, query, err)
+	}
+	defer rows.Close()
+	var out []search.Result
+	for rows.Next() {
+		p, err := scanPassage(rows)
+		if err != nil {
+			return nil, fmt.Errorf("corpus %s: search %q: %w", x.path, query, err)
+		}
+		out = append(out, search.Result{
+			URL: p.URL, Title: resultTitle(p.Title, p.Heading), Provider: "corpus", DocID: p.ID,
+			Snippet: snippet(p.Text, terms, search.MaxSnippetChars),
+		})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("corpus %s: search %q: %w", x.path, query, err)
+	}
+	return out, nil
+}
+
+// maxTitleChars bounds a result title; long heading paths keep their deepest headings.
+const maxTitleChars = 160
+
+// resultTitle is "Page title — Section > Subsection", shortened from the top of the path.
+func resultTitle(title, heading string) string {
+	if heading == "" {
+		return search.Truncate(title, maxTitleChars)
+	}
+	title = search.Truncate(title, maxTitleChars/2)
+	hs := strings.Split(heading, headingSep)
+	for len(hs) > 1 && len(title)+len(" — … > ")+len(strings.Join(hs, headingSep)) > maxTitleChars {
+		hs = hs[1:]
+	}
+	path := strings.Join(hs, headingSep)
+	if len(hs) < len(strings.Split(heading, headingSep)) {
+		path = "…" + headingSep + path
+	}
+	return title + " — " + search.Truncate(path, maxTitleChars-len(title))
+}
 
 // maxQueryTerms bounds the OR-query a long question turns into.
 const maxQueryTerms = 32

@@ -7,9 +7,12 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -49,22 +52,40 @@ type Question struct {
 const maxLine = 1 << 20
 
 // ParseQuestions reads a JSONL question set, skipping blank lines and "#" comments. Errors name
-// the line.
+// the line. Fields other than id, question and gold are ignored (see ParseQuestionsNoting).
 func ParseQuestions(r io.Reader) ([]Question, error) {
+	return ParseQuestionsNoting(r, nil)
+}
+
+// ParseQuestionsNoting is ParseQuestions that tells note, once per field name, which fields it
+// ignored, so a question file written for another tool still runs and the user hears about it.
+func ParseQuestionsNoting(r io.Reader, note func(string)) ([]Question, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), maxLine)
 	var out []Question
 	seen := map[string]int{}
-	for n := 1; sc.Scan(); n++ {
+	ignored := map[string]bool{}
+	n := 0
+	for sc.Scan() {
+		n++
 		line := bytes.TrimSpace(sc.Bytes())
 		if len(line) == 0 || line[0] == '#' {
 			continue
 		}
-		dec := json.NewDecoder(bytes.NewReader(line))
-		dec.DisallowUnknownFields()
 		var q Question
-		if err := dec.Decode(&q); err != nil {
+		if err := json.Unmarshal(line, &q); err != nil {
 			return nil, fmt.Errorf("line %d: not a question object: %v", n, err)
+		}
+		var fields map[string]json.RawMessage
+		if json.Unmarshal(line, &fields) == nil {
+			for _, k := range slices.Sorted(maps.Keys(fields)) {
+				if !knownFields[k] && !ignored[k] {
+					ignored[k] = true
+					if note != nil {
+						note(fmt.Sprintf("line %d: field %q is not used and is ignored (here and on later lines)", n, k))
+					}
+				}
+			}
 		}
 		if err := q.Validate(); err != nil {
 			return nil, fmt.Errorf("line %d: %v", n, err)
@@ -76,13 +97,19 @@ func ParseQuestions(r io.Reader) ([]Question, error) {
 		out = append(out, q)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("reading questions: %v", err)
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("line %d: longer than %d bytes", n+1, maxLine)
+		}
+		return nil, fmt.Errorf("reading questions after line %d: %v", n, err)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no questions")
 	}
 	return out, nil
 }
+
+// knownFields are the JSON fields of a question line.
+var knownFields = map[string]bool{"id": true, "question": true, "gold": true}
 
 // Validate checks a question has an id, a text and gold facts whose patterns compile.
 func (q Question) Validate() error {
@@ -125,6 +152,8 @@ func ValidateFacts(gold []Fact) error {
 // FactRecall counts the gold facts text recalls; missing lists the facts not found. A pattern
 // that does not compile never matches (ValidateFacts reports it).
 func FactRecall(text string, gold []Fact) (recalled, total int, missing []string) {
+	// facts are phrases: a line break or a run of spaces between their words still matches
+	text = strings.Join(strings.Fields(text), " ")
 	for _, f := range gold {
 		if matchesAny(text, f.Patterns) {
 			recalled++
@@ -143,6 +172,23 @@ func matchesAny(text string, patterns []string) bool {
 		}
 	}
 	return false
+}
+
+// Findings is the "## Findings" section of a report, the part that answers the question; the
+// whole text when it has no such section.
+func Findings(markdown string) string {
+	i := strings.Index(markdown, "\n## Findings\n")
+	if i < 0 {
+		if !strings.HasPrefix(markdown, "## Findings\n") {
+			return markdown
+		}
+		i = -1
+	}
+	rest := markdown[i+len("\n## Findings\n"):]
+	if j := strings.Index(rest, "\n## "); j >= 0 {
+		rest = rest[:j]
+	}
+	return strings.TrimSpace(rest)
 }
 
 // Recall is recalled/total as a fraction; 0 when there is no gold.

@@ -14,7 +14,6 @@ import (
 func TestParseQuestionsErrors(t *testing.T) {
 	cases := []struct{ name, in, want string }{
 		{"not json", "{\"id\":\"a\"", "line 1: not a question object"},
-		{"unknown field", `{"id":"a","question":"q","gold":[{"fact":"f","patterns":["x"]}],"extra":1}`, "line 1: not a question object"},
 		{"no id", `{"question":"q","gold":[{"fact":"f","patterns":["x"]}]}`, `line 1: missing "id"`},
 		{"no question", `{"id":"a","gold":[{"fact":"f","patterns":["x"]}]}`, `line 1: question "a": missing "question"`},
 		{"no gold", "\n\n" + `{"id":"a","question":"q"}`, `line 3: question "a": no "gold" facts`},
@@ -28,6 +27,39 @@ func TestParseQuestionsErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want it to contain %q", c.name, err, c.want)
 		}
+	}
+}
+
+func TestParseQuestionsIgnoresExtraFieldsOnce(t *testing.T) {
+	in := `{"id":"a","question":"q","gold":[{"fact":"f","patterns":["x"]}],"difficulty":"hard","pages":4}
+{"id":"b","question":"q","gold":[{"fact":"f","patterns":["x"]}],"difficulty":"easy"}`
+	var notes []string
+	qs, err := ParseQuestionsNoting(strings.NewReader(in), func(s string) { notes = append(notes, s) })
+	if err != nil || len(qs) != 2 {
+		t.Fatalf("%d questions, %v", len(qs), err)
+	}
+	want := []string{`line 1: field "difficulty" is not used and is ignored (here and on later lines)`,
+		`line 1: field "pages" is not used and is ignored (here and on later lines)`}
+	if !reflect.DeepEqual(notes, want) {
+		t.Errorf("notes %q, want %q", notes, want)
+	}
+}
+
+func TestParseQuestionsLongLineNamesIt(t *testing.T) {
+	in := `{"id":"a","question":"q","gold":[{"fact":"f","patterns":["x"]}]}` + "\n" + strings.Repeat("x", maxLine+10)
+	_, err := ParseQuestions(strings.NewReader(in))
+	if err == nil || !strings.Contains(err.Error(), "line 2: longer than") {
+		t.Errorf("error %v should name line 2", err)
+	}
+}
+
+func TestFindingsSection(t *testing.T) {
+	md := "# Q\n\n## Plan\n\n- GOGC defaults to 100\n\n## Findings\n\n- a send is synchronized before [1]\n\n## Sources\n\n1. GOGC defaults to 100\n"
+	if got := Findings(md); got != "- a send is synchronized before [1]" {
+		t.Errorf("Findings = %q", got)
+	}
+	if got := Findings("no sections"); got != "no sections" {
+		t.Errorf("Findings without a section = %q", got)
 	}
 }
 
@@ -84,6 +116,7 @@ func TestFactRecall(t *testing.T) {
 	}{
 		{"gogc defaults to 100; a send is Synchronized Before the receive", 2, []string{"never present", "bad pattern never matches"}},
 		{"GOGC=100 and Happens-Before", 2, []string{"never present", "bad pattern never matches"}},
+		{"a send is synchronized\n   before the receive; GOGC defaults to\n100", 2, []string{"never present", "bad pattern never matches"}},
 		{"nothing relevant", 0, []string{"GOGC default", "happens before", "never present", "bad pattern never matches"}},
 	}
 	for _, c := range cases {

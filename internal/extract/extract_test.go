@@ -132,25 +132,6 @@ func TestSentences(t *testing.T) {
 	}
 }
 
-func TestWords(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []string
-	}{
-		{"Hello, World!", []string{"hello", "world"}},
-		{"Go1.21 ships; go1.21.0 too.", []string{"go1.21", "ships", "go1.21.0", "too"}},
-		{"state-of-the-art snake_case don't it’s", []string{"state-of-the-art", "snake_case", "don't", "it's"}},
-		{"e.g. U.S. -- trailing- .dots.", []string{"e.g", "u.s", "trailing", "dots"}},
-		{"Ünïcode naïve café 42", []string{"ünïcode", "naïve", "café", "42"}},
-		{"", nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			assert.Equal(t, tt.want, Words(tt.in))
-		})
-	}
-}
-
 func TestPlainTextThenSentencesOnConvertedPage(t *testing.T) {
 	p, err := HTMLToMarkdown([]byte(`<article><h2>Results</h2><p>The gate stops after two flat rounds.
 		It uses a threshold of 3.5 points.</p><ul><li>First bullet is a full sentence here.</li></ul>

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"github.com/sated-dev/sated/internal/text"
 )
 
 // Breadcrumb kinds, in ranking order.
@@ -207,37 +209,8 @@ func Entities(texts []string, n int) []Breadcrumb {
 	return es
 }
 
-var sentenceEnd = regexp.MustCompile(`[.!?]["')\]]?\s+`)
-
-// Sentences splits text into sentences.
-func Sentences(text string) []string {
-	text = strings.Join(strings.Fields(text), " ")
-	var out []string
-	start := 0
-	for _, loc := range sentenceEnd.FindAllStringIndex(text, -1) {
-		s := strings.TrimSpace(text[start:loc[1]])
-		// keep abbreviations like "Dr. Smith" and "e.g. this" inside one sentence
-		if w := lastWord(text[start:loc[0]]); w == "Dr" || w == "Mr" || w == "Mrs" || w == "Ms" || w == "Prof" || w == "e.g" || w == "i.e" || w == "vs" || len(w) == 1 {
-			continue
-		}
-		if s != "" {
-			out = append(out, s)
-		}
-		start = loc[1]
-	}
-	if s := strings.TrimSpace(text[start:]); s != "" {
-		out = append(out, s)
-	}
-	return out
-}
-
-func lastWord(s string) string {
-	f := strings.Fields(s)
-	if len(f) == 0 {
-		return ""
-	}
-	return strings.TrimLeft(f[len(f)-1], "(\"'")
-}
+// Sentences splits text into sentences (text.Sentences).
+func Sentences(s string) []string { return text.Sentences(s) }
 
 // Mentioning returns up to n sentences of texts that mention the phrase (case-insensitively),
 // once each, in order.
@@ -246,7 +219,7 @@ func Mentioning(texts []string, phrase string, n int) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, t := range texts {
-		for _, s := range Sentences(t) {
+		for _, s := range text.Sentences(t) {
 			k := strings.ToLower(s)
 			if strings.Contains(k, p) && !seen[k] {
 				seen[k] = true

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sated-dev/sated/internal/testenv"
+	"github.com/sated-dev/sated/internal/text"
 )
 
 var tags = regexp.MustCompile(`(?s)<[^>]*>`)
@@ -91,7 +92,7 @@ func BenchmarkHeuristicNovelty(b *testing.B) {
 		sink = Heuristic(batch, known)
 	}
 	h := nsPerOp(func() { sink = Heuristic(batch, known) }, 200*time.Millisecond)
-	w := nsPerOp(func() { sink = float64(len(Words(batch))) }, 200*time.Millisecond)
+	w := nsPerOp(func() { sink = float64(len(text.Words(batch))) }, 200*time.Millisecond)
 	b.ReportMetric(h, "heuristic-ns")
 	b.ReportMetric(w, "words-ns")
 	b.ReportMetric(h/w, "x-words")

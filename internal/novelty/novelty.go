@@ -4,110 +4,33 @@ package novelty
 
 import (
 	"math"
-	"strings"
-	"unicode"
+
+	"github.com/sated-dev/sated/internal/text"
 )
 
-// stopwords are dropped before comparing texts: they carry no novelty.
-var stopwords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`a about above after again against all also am an and any are as at be because been
-before being below between both but by can could did do does doing down during each few for from further had has have
-having he her here hers herself him himself his how i if in into is it its itself just me more most my myself no nor
-not now of off on once only or other our ours ourselves out over own same she should so some such than that the their
-theirs them themselves then there these they this those through to too under until up very was we were what when where
-which while who whom why will with would you your yours yourself yourselves may might must shall use used using via
-per etc e g i.e eg ie vs does how what which`) {
-		stopwords[w] = true
-	}
-}
-
-// IsStopword reports whether w (lower case) carries no meaning on its own.
-func IsStopword(w string) bool { return stopwords[w] }
-
-// Words splits text into lower-case word tokens: letters and digits, keeping inner dots,
-// dashes and underscores so that "go1.21", "x-ray" and "snake_case" stay whole.
-func Words(text string) []string {
-	var out []string
-	var b strings.Builder
-	flush := func() {
-		w := strings.Trim(b.String(), ".-_")
-		if w != "" {
-			out = append(out, w)
-		}
-		b.Reset()
-	}
-	for _, r := range text {
-		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			b.WriteRune(unicode.ToLower(r))
-		case (r == '.' || r == '-' || r == '_') && b.Len() > 0:
-			b.WriteRune(r)
-		default:
-			flush()
-		}
-	}
-	flush()
-	return out
-}
-
-// ContentWords returns the distinct non-stopword words of text of at least two characters,
-// in first-seen order.
-func ContentWords(text string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, w := range Words(text) {
-		if len(w) < 2 || stopwords[w] || seen[w] {
-			continue
-		}
-		seen[w] = true
-		out = append(out, w)
-	}
-	return out
-}
+// ContentWords returns the distinct content words of text (text.Content), in first-seen order.
+func ContentWords(s string) []string { return text.Distinct(text.Content(s)) }
 
 // WordSet is ContentWords as a set.
-func WordSet(text string) map[string]bool {
-	s := map[string]bool{}
-	for _, w := range ContentWords(text) {
-		s[w] = true
+func WordSet(s string) map[string]bool {
+	set := map[string]bool{}
+	for _, w := range text.Content(s) {
+		set[w] = true
 	}
-	return s
+	return set
 }
 
 // Heuristic scores how new text is against known on a 0-10 scale: the share of the distinct
-// content words of text that known does not contain. Empty text scores 0: nothing new.
-func Heuristic(text, known string) float64 {
-	words := ContentWords(text)
-	if len(words) == 0 {
-		return 0
-	}
-	k := WordSet(known)
-	fresh := 0
-	for _, w := range words {
-		if !k[w] {
-			fresh++
-		}
-	}
-	return Round2(10 * float64(fresh) / float64(len(words)))
+// terms (stemmed content words) of text that known does not contain. Empty text scores 0:
+// nothing new.
+func Heuristic(s, known string) float64 {
+	return Round2(10 * (1 - Overlap(s, known)))
 }
 
-// Overlap is the share of text's distinct content words that known already contains (0-1).
-// Empty text overlaps fully: there is nothing in it worth fetching.
-func Overlap(text, known string) float64 {
-	words := ContentWords(text)
-	if len(words) == 0 {
-		return 1
-	}
-	k := WordSet(known)
-	hit := 0
-	for _, w := range words {
-		if k[w] {
-			hit++
-		}
-	}
-	return float64(hit) / float64(len(words))
+// Overlap is the share of text's distinct terms that known already contains (0-1). Empty text
+// overlaps fully: there is nothing in it worth fetching.
+func Overlap(s, known string) float64 {
+	return text.Overlap(text.Terms(s), text.Terms(known))
 }
 
 // SelectForEnrichment picks, in rank order, up to count snippets whose overlap with known is at

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/sated-dev/sated/internal/novelty"
+	"github.com/sated-dev/sated/internal/text"
 )
 
 // questionWords carry the form of a question, not its subject.
@@ -22,12 +22,9 @@ var questionWords = map[string]bool{
 func Terms(question string) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, raw := range strings.FieldsFunc(question, func(r rune) bool {
-		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '.' || r == '-' || r == '_')
-	}) {
-		raw = strings.Trim(raw, ".-_")
+	for _, raw := range text.Tokens(question) {
 		w := strings.ToLower(raw)
-		if len(w) < 2 || novelty.IsStopword(w) || questionWords[w] || seen[w] {
+		if !text.IsContent(w) || questionWords[w] || seen[w] {
 			continue
 		}
 		seen[w] = true
@@ -79,7 +76,7 @@ func top(terms []string, n int) []string {
 
 // Normalize is the comparison form of a query: lower case, single spaces, no punctuation.
 func Normalize(q string) string {
-	return strings.Join(novelty.Words(q), " ")
+	return strings.Join(text.Words(q), " ")
 }
 
 // SameAsQuestion reports whether a query is just the question itself.
@@ -147,7 +144,10 @@ func GapQuery(question, knowledge string, previous []string) string {
 	if len(terms) == 0 {
 		return ""
 	}
-	known := novelty.WordSet(knowledge)
+	known := map[string]bool{}
+	for _, w := range text.Content(knowledge) {
+		known[w] = true
+	}
 	var missing []string
 	for _, t := range terms {
 		if !known[strings.ToLower(t)] {

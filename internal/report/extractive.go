@@ -9,6 +9,7 @@ import (
 
 	"github.com/sated-dev/sated/internal/extract"
 	"github.com/sated-dev/sated/internal/research"
+	"github.com/sated-dev/sated/internal/text"
 )
 
 // DefaultPerSource is how many sentences an extractive report quotes from each source.
@@ -34,49 +35,8 @@ var boilerplate = []string{
 	"your browser", "accept all",
 }
 
-var stopwords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be
-		because been before being below between both but by can could did do does doing down during
-		each few for from further had has have having he her here hers him his how i if in into is it
-		its itself just me more most my no nor not now of off on once only or other our out over own
-		same she should so some such than that the their them then there these they this those through
-		to too under until up very was we were what when where which while who whom why will with
-		would you your also may might must shall via per use used using get gets one two`) {
-		stopwords[w] = true
-	}
-}
-
-// terms returns the distinct content words of s, lightly stemmed.
-func terms(s string) []string {
-	var out []string
-	for _, w := range extract.Words(s) {
-		if stopwords[w] || len(w) < 2 {
-			continue
-		}
-		w = stem(w)
-		if !slices.Contains(out, w) {
-			out = append(out, w)
-		}
-	}
-	return out
-}
-
-// stem folds plurals and "-ied" so "rounds" matches "round" and "retried" matches "retries".
-func stem(w string) string {
-	switch {
-	case len(w) > 4 && (strings.HasSuffix(w, "ies") || strings.HasSuffix(w, "ied")):
-		return w[:len(w)-3] + "y"
-	case len(w) > 4 && (strings.HasSuffix(w, "sses") || strings.HasSuffix(w, "shes") ||
-		strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "xes")):
-		return w[:len(w)-2]
-	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") &&
-		!strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
-		return w[:len(w)-1]
-	}
-	return w
-}
+// terms returns the distinct stemmed content words of s.
+func terms(s string) []string { return text.Distinct(text.Terms(s)) }
 
 // ExtractiveBody quotes the key sentences of each source, in document order, each cited with
 // the source's number. Sentences are ranked by the question's terms they contain plus how
@@ -178,7 +138,7 @@ func keySentences(text, question string, qterms []string, limit int, seen map[st
 }
 
 // sentenceKey identifies a sentence regardless of case and punctuation, to quote it once.
-func sentenceKey(s string) string { return strings.Join(extract.Words(s), " ") }
+func sentenceKey(s string) string { return strings.Join(text.Words(s), " ") }
 
 func isBoilerplate(s, question string) bool {
 	ls := strings.ToLower(s)

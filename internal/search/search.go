@@ -90,3 +90,9 @@ func Truncate(s string, n int) string {
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// Versioned is a provider whose results change when its data does (a local corpus that is
+// re-indexed); the version goes into cache keys so a change invalidates cached searches.
+type Versioned interface {
+	Version(ctx context.Context) (string, error)
+}

@@ -1,0 +1,163 @@
+package devloop
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/sated-dev/sated/internal/corpus"
+	"github.com/sated-dev/sated/internal/eval"
+	"github.com/sated-dev/sated/internal/plan"
+	"github.com/sated-dev/sated/internal/report"
+	"github.com/sated-dev/sated/internal/research"
+	"github.com/sated-dev/sated/internal/search"
+)
+
+type vocab struct{ x *corpus.Index }
+
+func (v vocab) DocFreq(stems []string) (map[string]int, int, error) {
+	return v.x.DocFreq(context.Background(), stems)
+}
+
+func open(t *testing.T, path, dir string) *corpus.Index {
+	_, statErr := os.Stat(path)
+	x, err := corpus.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if statErr != nil {
+		if _, err := x.IndexPaths(context.Background(), []string{dir}, corpus.IndexOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return x
+}
+
+func evidenceOf(ctx context.Context, x *corpus.Index, rs []search.Result) []research.Source {
+	var out []research.Source
+	for _, r := range rs {
+		p, err := x.Passage(ctx, r.DocID)
+		text := r.Snippet
+		if err == nil {
+			text = p.Text
+		}
+		out = append(out, research.Source{N: len(out) + 1, Result: r, Text: text})
+	}
+	return out
+}
+
+// TestLoop is the offline tuning loop over the dev sets: plan, search, answer and the BM25
+// baseline, without Temporal. Opt-in: SATED_DEVLOOP=1 (SET=sqlite|python, ROUNDS=n, MISS=1,
+// SHOW=question-id). The corpora are indexed once into /tmp.
+func TestLoop(t *testing.T) {
+	if os.Getenv("SATED_DEVLOOP") != "1" {
+		t.Skip("offline tuning loop: set SATED_DEVLOOP=1")
+	}
+	ctx := context.Background()
+	rounds := 5
+	if s := os.Getenv("ROUNDS"); s != "" {
+		fmt.Sscan(s, &rounds)
+	}
+	budget := 8000
+	for _, set := range []struct {
+		name, path, dir string
+		data            []byte
+	}{
+		{"sqlite", "/tmp/dev-sqlite.corpus", "/usr/share/doc/sqlite3", eval.SQLiteQuestions},
+		{"python", "/tmp/dev-python.corpus", "/usr/share/doc/python3.11/html", eval.PythonQuestions},
+	} {
+		if f := os.Getenv("SET"); f != "" && f != set.name {
+			continue
+		}
+		x := open(t, set.path, set.dir)
+		qs, err := eval.ParseQuestions(bytes.NewReader(set.data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sums [4]float64
+		var csum [4]float64
+		nc := 0
+		for _, q := range qs {
+			queries, aspects := plan.AspectPlan(q.Question, vocab{x})
+			var asp []string
+			for _, a := range aspects {
+				asp = append(asp, a.Text)
+			}
+			seen := map[string]bool{}
+			var results []search.Result
+			var prev []string
+			for r := 0; r < rounds; r++ {
+				var query string
+				if r < len(queries) {
+					query = queries[r]
+				} else {
+					var ev []string
+					for _, s := range results {
+						ev = append(ev, s.Title+". "+s.Snippet)
+					}
+					query = plan.FeedbackQuery(q.Question, aspects, ev, prev, vocab{x})
+					if query == "" {
+						break
+					}
+				}
+				prev = append(prev, query)
+				rs, err := x.Search(ctx, query, 8)
+				if err != nil {
+					t.Logf("%s: %v", query, err)
+					continue
+				}
+				for _, r := range rs {
+					if !seen[r.DocID] {
+						seen[r.DocID] = true
+						results = append(results, r)
+					}
+				}
+			}
+			sources := evidenceOf(ctx, x, results)
+			var evb strings.Builder
+			for _, s := range sources {
+				evb.WriteString(s.Title + "\n" + s.Text + "\n\n")
+			}
+			ans := report.Answer(report.AnswerInput{Question: q.Question, Aspects: asp, Sources: sources, Budget: budget})
+			// baseline: one BM25 query of the raw question, top passages to the budget
+			bres, _ := x.Search(ctx, q.Question, 40)
+			var bb strings.Builder
+			for _, s := range evidenceOf(ctx, x, bres) {
+				chunk := s.Title + "\n" + s.Text + "\n\n"
+				if bb.Len()+len(chunk) > budget {
+					chunk = chunk[:max(0, budget-bb.Len())]
+				}
+				bb.WriteString(chunk)
+				if bb.Len() >= budget {
+					break
+				}
+			}
+			rr, tot, miss := eval.FactRecall(ans.Body, q.Gold)
+			er, _, _ := eval.FactRecall(evb.String(), q.Gold)
+			br, _, _ := eval.FactRecall(bb.String(), q.Gold)
+			vals := [4]float64{eval.Recall(rr, tot), eval.Recall(er, tot), eval.Recall(br, tot), float64(len(prev))}
+			for i := range sums {
+				sums[i] += vals[i]
+			}
+			if strings.HasPrefix(q.ID, "c-") {
+				nc++
+				for i := range csum {
+					csum[i] += vals[i]
+				}
+			}
+			t.Logf("%-28s report %.2f evidence %.2f bm25 %.2f q=%q len=%d", q.ID, vals[0], vals[1], vals[2], prev, len(ans.Body))
+			if os.Getenv("MISS") != "" {
+				t.Logf("   missing: %q", miss)
+			}
+			if os.Getenv("SHOW") == q.ID {
+				t.Logf("\n%s", ans.Body)
+			}
+		}
+		n := float64(len(qs))
+		t.Logf("%s: report %.3f evidence %.3f bm25 %.3f ratio %.2f searches %.1f | complex report %.3f bm25 %.3f",
+			set.name, sums[0]/n, sums[1]/n, sums[2]/n, sums[0]/sums[2], sums[3]/n, csum[0]/float64(nc), csum[2]/float64(nc))
+	}
+}

@@ -1,0 +1,385 @@
+package plan
+
+import (
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/sated-dev/sated/internal/text"
+)
+
+// Vocabulary tells how many documents of the searched corpus hold a term, so queries are built
+// from the words that discriminate in that corpus. Terms are stems (text.Stem).
+type Vocabulary interface {
+	// DocFreq returns, for each stem, the number of documents holding it, and the corpus size.
+	DocFreq(stems []string) (df map[string]int, docs int, err error)
+}
+
+// Aspect is one thing the question asks about, with the query that searches for it.
+type Aspect struct {
+	Text  string `json:"text"`
+	Query string `json:"query"`
+}
+
+const (
+	maxQueryTerms = 6
+	// nearDuplicate is the share of terms two queries may share before the second adds nothing.
+	nearDuplicate = 0.6
+)
+
+// SplitAspects returns the clauses of a question, each a thing it asks about, in order. A
+// question with one clause is its own single aspect.
+func SplitAspects(question string) []string {
+	// Go's regexp has no lookahead: find the separators, then cut where each ends.
+	var out []string
+	for _, part := range splitClauses(question) {
+		part = strings.TrimSpace(strings.Trim(part, " ,;:.?!"))
+		if len(Terms(part)) == 0 {
+			continue
+		}
+		out = append(out, part)
+	}
+	if len(out) == 0 {
+		if q := strings.TrimSpace(question); q != "" {
+			return []string{q}
+		}
+	}
+	return out
+}
+
+var (
+	reEnd      = regexp.MustCompile(`[?;!]+\s*|\.\s+`)
+	reJoin     = regexp.MustCompile(`(?i),?\s+(?:and|or|but|as well as)\s+(?:also\s+|then\s+)?(what|how|why|which|when|where|who|whether|does|do|is|are|can|could|should|will|would)\b`)
+	reCommaAsk = regexp.MustCompile(`(?i),\s+(what|how|why|which|when|where|who|whether)\b`)
+)
+
+func splitClauses(q string) []string {
+	var out []string
+	for _, sent := range reEnd.Split(q, -1) {
+		for _, part := range cutBefore(sent, reJoin) {
+			out = append(out, cutBefore(part, reCommaAsk)...)
+		}
+	}
+	return out
+}
+
+// cutBefore splits s at every match of re, keeping the match's first group (the question word)
+// with the clause it opens.
+func cutBefore(s string, re *regexp.Regexp) []string {
+	var out []string
+	start := 0
+	for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+		out = append(out, s[start:m[0]])
+		start = m[2]
+	}
+	return append(out, s[start:])
+}
+
+// idfOf weighs each term by its inverse document frequency in the corpus; terms the corpus
+// lacks get -1. With no vocabulary every term weighs 1.
+func idfOf(terms []string, vocab Vocabulary) map[string]float64 {
+	w := make(map[string]float64, len(terms))
+	for _, t := range terms {
+		w[t] = 1
+	}
+	if vocab == nil || len(terms) == 0 {
+		return w
+	}
+	stems := make([]string, len(terms))
+	for i, t := range terms {
+		stems[i] = text.Stem(strings.ToLower(t))
+	}
+	df, n, err := vocab.DocFreq(stems)
+	if err != nil || n == 0 {
+		return w
+	}
+	for i, t := range terms {
+		d := df[stems[i]]
+		if d == 0 {
+			w[t] = -1
+			continue
+		}
+		w[t] = math.Log(1 + (float64(n)-float64(d)+0.5)/(float64(d)+0.5))
+	}
+	return w
+}
+
+// discriminative keeps the terms the corpus holds, best idf first up to n, in question order.
+func discriminative(terms []string, idf map[string]float64, n int) []string {
+	var known []string
+	for _, t := range terms {
+		if idf[t] >= 0 {
+			known = append(known, t)
+		}
+	}
+	if len(known) <= n {
+		return known
+	}
+	ranked := slices.Clone(known)
+	slices.SortStableFunc(ranked, func(a, b string) int {
+		switch {
+		case idf[a] > idf[b]:
+			return -1
+		case idf[a] < idf[b]:
+			return 1
+		}
+		return salience(b) - salience(a) // without a vocabulary: identifiers and long words first
+	})
+	keep := map[string]bool{}
+	for _, t := range ranked[:n] {
+		keep[t] = true
+	}
+	var out []string
+	for _, t := range known {
+		if keep[t] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// AspectPlan splits the question into aspects and gives each a query of its discriminative
+// terms; a question of one clause gets a query of its strongest terms and one of the rest. No query is the raw question, none
+// holds a word the corpus lacks, and no two share most of their terms.
+func AspectPlan(question string, vocab Vocabulary) (queries []string, aspects []Aspect) {
+	all := Terms(question)
+	idf := idfOf(all, vocab)
+	whole := discriminative(all, idf, maxQueryTerms)
+	var used [][]string
+	add := func(terms []string) string {
+		q := strings.Join(terms, " ")
+		if len(terms) == 0 || SameAsQuestion(q, question) {
+			return ""
+		}
+		for _, u := range used {
+			if termOverlap(terms, u) >= nearDuplicate {
+				return ""
+			}
+		}
+		used = append(used, terms)
+		queries = append(queries, q)
+		return q
+	}
+	parts := SplitAspects(question)
+	if len(parts) == 1 {
+		add(whole)
+	}
+	for _, part := range parts {
+		terms := discriminative(Terms(part), idf, maxQueryTerms)
+		if len(terms) < 3 {
+			// a clause like "which settings matter" leans on the question's subject
+			terms = anchorWith(terms, whole, idf)
+		}
+		q := add(terms)
+		if q == "" {
+			q = strings.Join(terms, " ")
+		}
+		aspects = append(aspects, Aspect{Text: part, Query: q})
+	}
+	if len(parts) == 1 && len(all) > maxQueryTerms {
+		// one clause with many terms: also search the terms the first query left out, anchored
+		// on its strongest term
+		rest := slices.DeleteFunc(slices.Clone(all), func(t string) bool { return slices.Contains(whole, t) })
+		strongest := discriminative(whole, idf, 1)
+		add(append(strongest, discriminative(rest, idf, maxQueryTerms-1)...))
+	}
+	return queries, aspects
+}
+
+// anchorWith adds the question's most discriminative terms to a thin clause.
+func anchorWith(terms, whole []string, idf map[string]float64) []string {
+	out := slices.Clone(terms)
+	for _, t := range discriminative(whole, idf, 4) {
+		if len(out) >= 4 {
+			break
+		}
+		if !containsFold(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// termOverlap is the Jaccard overlap of two queries' terms, compared by stem.
+func termOverlap(a, b []string) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	sb := map[string]bool{}
+	for _, t := range b {
+		sb[text.Stem(strings.ToLower(t))] = true
+	}
+	sa := map[string]bool{}
+	for _, t := range a {
+		sa[text.Stem(strings.ToLower(t))] = true
+	}
+	n := 0
+	for t := range sa {
+		if sb[t] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(sa)+len(sb)-n)
+}
+
+// NearDuplicate reports whether query shares most of its terms with any earlier one.
+func NearDuplicate(query string, previous []string) bool {
+	qt := Terms(query)
+	for _, p := range previous {
+		if termOverlap(qt, Terms(p)) >= nearDuplicate {
+			return true
+		}
+	}
+	return false
+}
+
+// FeedbackQuery is the gap query from pseudo-relevance feedback: the aspect the evidence covers
+// least, searched with its own strongest terms plus the words the evidence that does mention it
+// uses most and no query has tried yet. "" when nothing new is left to ask.
+func FeedbackQuery(question string, aspects []Aspect, evidence, previous []string, vocab Vocabulary) string {
+	if len(aspects) == 0 {
+		for _, a := range SplitAspects(question) {
+			aspects = append(aspects, Aspect{Text: a})
+		}
+	}
+	if len(aspects) == 0 {
+		return ""
+	}
+	cov := AspectCoverage(aspects, evidence)
+	order := make([]int, len(aspects))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch {
+		case cov[a] < cov[b]:
+			return -1
+		case cov[a] > cov[b]:
+			return 1
+		}
+		return 0
+	})
+	tried := map[string]bool{}
+	for _, p := range previous {
+		for _, t := range Terms(p) {
+			tried[text.Stem(strings.ToLower(t))] = true
+		}
+	}
+	for _, t := range Terms(question) {
+		tried[text.Stem(strings.ToLower(t))] = true
+	}
+	for _, i := range order {
+		terms := Terms(aspects[i].Text)
+		idf := idfOf(terms, vocab)
+		core := discriminative(terms, idf, 3)
+		if len(core) == 0 {
+			continue
+		}
+		for _, extra := range feedbackTerms(core, evidence, tried, vocab, 4) {
+			cand := append(slices.Clone(core), extra...)
+			q := strings.Join(cand, " ")
+			if !SameAsQuestion(q, question) && !NearDuplicate(q, previous) {
+				return q
+			}
+		}
+	}
+	return ""
+}
+
+// feedbackTerms proposes, best first, sets of one or two terms that the evidence mentioning the
+// core terms uses most (weighted by corpus idf) and no query has tried.
+func feedbackTerms(core []string, evidence []string, tried map[string]bool, vocab Vocabulary, n int) [][]string {
+	coreStems := map[string]bool{}
+	for _, t := range core {
+		coreStems[text.Stem(strings.ToLower(t))] = true
+	}
+	tf := map[string]float64{}
+	surface := map[string]string{}
+	for _, e := range evidence {
+		words := text.Content(e)
+		hits := 0
+		for _, w := range words {
+			if coreStems[text.Stem(w)] {
+				hits++
+			}
+		}
+		if hits == 0 {
+			continue
+		}
+		for _, w := range words {
+			s := text.Stem(w)
+			if tried[s] || coreStems[s] || len(w) < 3 || strings.ContainsAny(w, "0123456789") {
+				continue
+			}
+			tf[s] += float64(hits)
+			if _, ok := surface[s]; !ok {
+				surface[s] = w
+			}
+		}
+	}
+	if len(tf) == 0 {
+		return nil
+	}
+	var words []string
+	for s := range tf {
+		words = append(words, surface[s])
+	}
+	slices.Sort(words)
+	idf := idfOf(words, vocab)
+	slices.SortStableFunc(words, func(a, b string) int {
+		sa, sb := tf[text.Stem(a)]*max(idf[a], 0), tf[text.Stem(b)]*max(idf[b], 0)
+		switch {
+		case sa > sb:
+			return -1
+		case sa < sb:
+			return 1
+		}
+		return 0
+	})
+	words = slices.DeleteFunc(words, func(w string) bool { return idf[w] <= 0 })
+	var out [][]string
+	if len(words) >= 2 {
+		out = append(out, words[:2])
+	}
+	for _, w := range words[:min(n, len(words))] {
+		out = append(out, []string{w})
+	}
+	return out
+}
+
+// AspectCoverage is, per aspect, the share of its terms the evidence holds together: a term
+// counts when a text holding it also holds another of the aspect's terms (0-1).
+func AspectCoverage(aspects []Aspect, evidence []string) []float64 {
+	sets := make([]map[string]bool, len(evidence))
+	for i, e := range evidence {
+		sets[i] = map[string]bool{}
+		for _, t := range text.Terms(e) {
+			sets[i][t] = true
+		}
+	}
+	out := make([]float64, len(aspects))
+	for j, a := range aspects {
+		terms := text.Terms(a.Text)
+		if len(terms) == 0 {
+			out[j] = 1
+			continue
+		}
+		covered := map[string]bool{}
+		for _, s := range sets {
+			var in []string
+			for _, t := range terms {
+				if s[t] {
+					in = append(in, t)
+				}
+			}
+			if len(in) >= min(2, len(terms)) {
+				for _, t := range in {
+					covered[t] = true
+				}
+			}
+		}
+		out[j] = math.Round(100*float64(len(covered))/float64(len(terms))) / 100
+	}
+	return out
+}

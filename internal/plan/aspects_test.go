@@ -1,0 +1,110 @@
+package plan
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// fakeVocab is a corpus's document frequencies by stem.
+type fakeVocab struct {
+	df   map[string]int
+	docs int
+}
+
+func (v fakeVocab) DocFreq(stems []string) (map[string]int, int, error) {
+	out := map[string]int{}
+	for _, s := range stems {
+		out[s] = v.df[s]
+	}
+	return out, v.docs, nil
+}
+
+func TestSplitAspects(t *testing.T) {
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{"What does the memory model guarantee for race-free programs, and what counts as a data race?",
+			[]string{"What does the memory model guarantee for race-free programs", "what counts as a data race"}},
+		{"How do sends, receives and close synchronize goroutines?", []string{"How do sends, receives and close synchronize goroutines"}},
+		{"How should I split memory between cache and sorting; which settings matter?",
+			[]string{"How should I split memory between cache and sorting", "which settings matter"}},
+		{"Why is my build slow? How can I cache test results?", []string{"Why is my build slow", "How can I cache test results"}},
+		{"Explain WAL mode, how checkpoints work and whether readers block writers.",
+			[]string{"Explain WAL mode", "how checkpoints work", "whether readers block writers"}},
+		{"why?", []string{"why?"}},
+	} {
+		if got := SplitAspects(tc.q); !slices.Equal(got, tc.want) {
+			t.Errorf("SplitAspects(%q)\n got %q\nwant %q", tc.q, got, tc.want)
+		}
+	}
+}
+
+func TestAspectPlanUsesCorpusIDF(t *testing.T) {
+	v := fakeVocab{docs: 1000, df: map[string]int{
+		"divid": 3, "server": 40, "memori": 300, "page": 500, "cach": 80, "sort": 30, "oper": 400,
+		"set": 200, "matter": 20, "chang": 100,
+	}}
+	q := "How should I divide server memory between the page cache and sort operations; which settings matter?"
+	queries, aspects := AspectPlan(q, v)
+	if len(aspects) != 2 {
+		t.Fatalf("aspects %+v", aspects)
+	}
+	if len(queries) != 2 {
+		t.Fatalf("queries %q: want one per aspect", queries)
+	}
+	if !strings.Contains(queries[0], "memory") {
+		t.Errorf("the key noun is missing from %q", queries[0])
+	}
+	for _, qq := range queries {
+		if strings.Contains(qq, "between") || strings.Contains(qq, "should") {
+			t.Errorf("stray word in %q", qq)
+		}
+		if SameAsQuestion(qq, q) {
+			t.Errorf("raw question as query")
+		}
+	}
+	// a word the corpus lacks is dropped
+	queries, _ = AspectPlan("What changed yesterday in the page cache sort?", v)
+	for _, qq := range queries {
+		if strings.Contains(qq, "yesterday") {
+			t.Errorf("query %q holds a word the corpus lacks", qq)
+		}
+	}
+	for i := range queries {
+		for j := i + 1; j < len(queries); j++ {
+			if termOverlap(Terms(queries[i]), Terms(queries[j])) >= nearDuplicate {
+				t.Errorf("near-duplicate queries %q and %q", queries[i], queries[j])
+			}
+		}
+	}
+}
+
+func TestFeedbackQueryTargetsTheLeastCoveredAspect(t *testing.T) {
+	aspects := []Aspect{{Text: "how does the write-ahead log work"}, {Text: "when does a checkpoint run"}}
+	evidence := []string{
+		"The write-ahead log appends changes to a separate WAL file; the log lets readers continue.",
+		"Write-ahead log mode keeps readers and writers apart; the log file grows until a checkpoint.",
+		"A checkpoint is triggered automatically by the wal_autocheckpoint threshold of pages.",
+	}
+	previous := []string{"write-ahead log work", "checkpoint run"}
+	q := FeedbackQuery("How does the write-ahead log work, and when does a checkpoint run?", aspects, evidence, previous, nil)
+	if q == "" || !strings.Contains(q, "checkpoint") {
+		t.Fatalf("feedback query %q should target the checkpoint aspect", q)
+	}
+	if NearDuplicate(q, previous) {
+		t.Errorf("feedback query %q repeats an earlier one", q)
+	}
+	if !strings.Contains(q, "threshold") && !strings.Contains(q, "triggered") && !strings.Contains(q, "automatically") && !strings.Contains(q, "wal_autocheckpoint") {
+		t.Errorf("feedback query %q takes no term from the evidence", q)
+	}
+}
+
+func TestAspectCoverage(t *testing.T) {
+	cov := AspectCoverage([]Aspect{{Text: "page cache size"}, {Text: "sort memory limit"}},
+		[]string{"The page cache holds 2000 pages; its size is set per connection.", "Sorting spills to disk."})
+	if cov[0] != 1 || cov[1] != 0 {
+		t.Errorf("coverage = %v, want [1 0]", cov)
+	}
+}

@@ -1,0 +1,93 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/sated-dev/sated/internal/research"
+	"github.com/sated-dev/sated/internal/search"
+)
+
+func TestAnswerPicksRelevantQuotesGroupsAndRenumbers(t *testing.T) {
+	sources := []research.Source{
+		{N: 1, Result: search.Result{Title: "Release notes"}, Text: "Prev Up Home Next\n\nThis release fixes bugs in the parser. It also updates the manual."},
+		{N: 2, Result: search.Result{Title: "Write-ahead log"}, Text: "The write-ahead log lets readers proceed while a writer commits. A checkpoint copies the WAL content back into the database file. By default a checkpoint runs when the WAL reaches 1000 pages."},
+		{N: 3, Result: search.Result{Title: "Locking"}, Text: "Readers take a shared lock on the database. A writer needs an exclusive lock before it writes to the database file."},
+		{N: 4, Result: search.Result{Title: "Copy of WAL"}, Text: "The write-ahead log lets readers proceed while a writer commits!"},
+	}
+	out := Answer(AnswerInput{
+		Question: "How do readers and writers share the database, and when does a checkpoint run?",
+		Aspects:  []string{"How do readers and writers share the database", "when does a checkpoint run"},
+		Sources:  sources,
+	})
+	for _, want := range []string{
+		"### How do readers and writers share the database",
+		"### when does a checkpoint run",
+		"By default a checkpoint runs when the WAL reaches 1000 pages.",
+		"Readers take a shared lock on the database.",
+	} {
+		if !strings.Contains(out.Body, want) {
+			t.Errorf("body lacks %q:\n%s", want, out.Body)
+		}
+	}
+	for _, bad := range []string{"Prev Up", "parser", "commits!"} {
+		if strings.Contains(out.Body, bad) {
+			t.Errorf("body quotes %q (chrome, off-topic or a repeat):\n%s", bad, out.Body)
+		}
+	}
+	// every line of findings is cited, and numbers follow first citation
+	first := map[int]bool{}
+	next := 1
+	for _, line := range strings.Split(out.Body, "\n") {
+		if !strings.HasPrefix(line, "- ") {
+			continue
+		}
+		var n int
+		i := strings.LastIndex(line, "[")
+		if _, err := fmtSscanf(line[i:], &n); err != nil {
+			t.Fatalf("uncited finding %q", line)
+		}
+		if !first[n] {
+			if n != next {
+				t.Errorf("source [%d] first cited where [%d] was due:\n%s", n, next, out.Body)
+			}
+			first[n] = true
+			next++
+		}
+	}
+	if len(out.Order) != len(sources) {
+		t.Fatalf("order %v does not list every source", out.Order)
+	}
+	if out.Order[len(out.Order)-1] != 1 && out.Order[len(out.Order)-1] != 4 {
+		t.Errorf("uncited sources should come last: %v", out.Order)
+	}
+	if len(out.Coverage) != 2 || out.Coverage[1].Findings == 0 || out.Coverage[1].Coverage < 0.5 {
+		t.Errorf("coverage = %+v", out.Coverage)
+	}
+}
+
+func TestAnswerKeepsBudgetAndQuotesExactly(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 200; i++ {
+		b.WriteString("The cache_size pragma sets the number of *pages* the page cache keeps in memory for variant ")
+		b.WriteString(strings.Repeat("x", i%7+1))
+		b.WriteString(string(rune('a'+i%26)) + " of the test. ")
+	}
+	out := Answer(AnswerInput{Question: "How big is the page cache kept in memory?", Sources: []research.Source{{N: 1, Result: search.Result{Title: "Pragmas"}, Text: b.String()}}, Budget: 1000})
+	if len(out.Body) > 1000 {
+		t.Errorf("findings are %d chars, budget 1000", len(out.Body))
+	}
+	if !strings.Contains(out.Body, `cache_size pragma sets the number of \*pages\*`) {
+		t.Errorf("quote not exact (underscore kept, * escaped not stripped):\n%s", out.Body)
+	}
+}
+
+func TestAnswerWithNothingRelevant(t *testing.T) {
+	out := Answer(AnswerInput{Question: "What is the default journal mode?", Sources: []research.Source{{N: 1, Result: search.Result{Title: "x"}, Text: "Completely unrelated prose about gardening and tomatoes."}}})
+	if strings.Contains(out.Body, "gardening") {
+		t.Errorf("quoted an off-topic sentence:\n%s", out.Body)
+	}
+}
+
+func fmtSscanf(s string, n *int) (int, error) { return fmt.Sscanf(s, "[%d]", n) }

@@ -1,0 +1,250 @@
+package text
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Sentences splits s into sentences and keeps every character: each non-space character of
+// s is in exactly one sentence, in order, and only runs of white space are folded to one
+// space (a hard-wrapped line joins the next with a space). Nothing is stripped, so `*`, `_`
+// and backticks quote exactly.
+//
+// Where it splits: after ., !, ? or … (and any closing quote, bracket or emphasis) followed by
+// space and something that can start a sentence (a capital, digit, quote, bracket, backtick);
+// after 。！？; at a blank line; before a list item, heading, quote or table row; around each
+// code line (fenced, or one that IsCode calls code), which stays whole. A line break ends a
+// sentence unless the line ends mid-sentence and the next goes on in lower case.
+//
+// Where it does not: after abbreviations (e.g., i.e., vs., Mr., Fig.), initials and dotted
+// letters (U.S.), inside version numbers, decimals, file names and calls (1.2.3, 3.14,
+// main.go, x.Close()) since no space follows their dots, before a lower-case word, and inside
+// `code spans`. "etc." before a capital does end a sentence, as it usually does.
+func Sentences(s string) []string {
+	var out []string
+	var para []string // the lines of the prose block being read
+	flush := func() {
+		if len(para) > 0 {
+			out = splitProse(out, strings.Join(para, " "))
+			para = nil
+		}
+	}
+	whole := func(line string) {
+		flush()
+		out = append(out, line)
+	}
+	inFence := false
+	for _, raw := range strings.Split(s, "\n") {
+		line := strings.Join(strings.Fields(raw), " ")
+		switch {
+		case reFence.MatchString(raw):
+			inFence = !inFence
+			whole(line)
+		case line == "":
+			flush()
+		case inFence || IsCode(line):
+			whole(line)
+		case reBlock.MatchString(line):
+			flush()
+			if reOneLineBlock.MatchString(line) {
+				whole(line)
+			} else {
+				para = append(para, line)
+			}
+		default:
+			if len(para) > 0 && !continues(para[len(para)-1], line) {
+				flush()
+			}
+			para = append(para, line)
+		}
+	}
+	flush()
+	return out
+}
+
+var (
+	reFence = regexp.MustCompile("^\\s{0,3}(```|~~~)")
+	// reBlock matches the start of a list item, heading, block quote or table row.
+	reBlock = regexp.MustCompile(`^([-*+•]\s|\d{1,9}[.)]\s|#{1,6}(\s|$)|>|\|)`)
+	// reOneLineBlock matches blocks that never run on to the next line: headings, table rows.
+	reOneLineBlock = regexp.MustCompile(`^(#{1,6}(\s|$)|\|)`)
+)
+
+// continues reports whether next is a hard-wrapped continuation of prev.
+func continues(prev, next string) bool {
+	last, _ := utf8.DecodeLastRuneInString(prev)
+	if strings.ContainsRune(".!?:;…。！？", last) {
+		return false
+	}
+	first, _ := utf8.DecodeRuneInString(next)
+	return unicode.IsLower(first) || last == ',' || dangling[strings.ToLower(lastField(prev))]
+}
+
+// dangling words cannot end a sentence: a line ending in one goes on.
+var dangling = map[string]bool{"the": true, "a": true, "an": true, "of": true, "to": true,
+	"and": true, "or": true, "in": true, "for": true, "with": true, "by": true, "from": true}
+
+func lastField(s string) string {
+	if i := strings.LastIndexByte(s, ' '); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// splitProse appends the sentences of one prose block (white space already folded) to out.
+func splitProse(out []string, s string) []string {
+	rs := []rune(s)
+	start := 0
+	inCode := false
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		if r == '`' {
+			inCode = !inCode
+			continue
+		}
+		if inCode {
+			continue
+		}
+		if strings.ContainsRune("。！？", r) {
+			out = appendSentence(out, rs[start:i+1])
+			start = i + 1
+			continue
+		}
+		if !strings.ContainsRune(".!?…", r) {
+			continue
+		}
+		end := i + 1
+		for end < len(rs) && strings.ContainsRune(".!?…", rs[end]) {
+			end++
+		}
+		for end < len(rs) && strings.ContainsRune("\"'”’)]»*_", rs[end]) {
+			end++
+		}
+		if end < len(rs) && rs[end] != ' ' {
+			i = end - 1
+			continue
+		}
+		next := end
+		for next < len(rs) && rs[next] == ' ' {
+			next++
+		}
+		if next < len(rs) && !startsSentence(rs[next]) {
+			i = end - 1
+			continue
+		}
+		if r == '.' && end == i+1 && next < len(rs) && notAnEnd(rs[start:i], rs[next]) {
+			continue
+		}
+		out = appendSentence(out, rs[start:end])
+		start = end
+		i = end - 1
+	}
+	return appendSentence(out, rs[start:])
+}
+
+func startsSentence(r rune) bool {
+	return unicode.IsUpper(r) || unicode.IsDigit(r) || strings.ContainsRune("\"'“‘([¿¡`*_$", r) ||
+		unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+}
+
+// abbreviations end with a dot that does not end a sentence.
+var abbreviations = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`mr mrs ms dr prof st vs cf fig figs approx inc ltd jr sr co
+		corp dept est al ca resp vol pp ed eds eq sec ch ref refs jan feb mar apr jun jul aug sep sept
+		oct nov dec mt gen gov univ ex incl e.g i.e`) {
+		abbreviations[w] = true
+	}
+}
+
+// notAnEnd reports whether the dot after before is part of an abbreviation, an initial, dotted
+// letters ("U.S"), a list number at the start of the block or "No." before a number.
+func notAnEnd(before []rune, next rune) bool {
+	j := len(before)
+	for j > 0 && before[j-1] != ' ' && before[j-1] != '(' {
+		j--
+	}
+	word := strings.ToLower(string(before[j:]))
+	switch {
+	case word == "":
+		return false
+	case abbreviations[word]:
+		return true
+	case word == "no" || word == "nos":
+		return unicode.IsDigit(next)
+	case j == 0 && len(word) <= 3 && strings.Trim(word, "0123456789") == "":
+		return true // "1. Install" opens a numbered item
+	}
+	if n := utf8.RuneCountInString(word); n == 1 {
+		r, _ := utf8.DecodeRuneInString(word)
+		return unicode.IsLetter(r)
+	}
+	parts := strings.Split(word, ".")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts {
+		if n := utf8.RuneCountInString(p); n == 0 || n > 2 || strings.IndexFunc(p, func(r rune) bool { return !unicode.IsLetter(r) }) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func appendSentence(out []string, rs []rune) []string {
+	if s := strings.TrimSpace(string(rs)); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// IsCode reports a line that looks like source code or a shell session rather than prose.
+// Markdown emphasis and backticks do not count as code symbols.
+func IsCode(line string) bool {
+	line = strings.TrimSpace(line)
+	for _, p := range []string{"}", "//", "/*", "#include", "$ ", ">>> ", "#!"} {
+		if strings.HasPrefix(line, p) {
+			return true
+		}
+	}
+	for _, s := range []string{"{", "}", ";", "};"} {
+		if strings.HasSuffix(line, s) {
+			return true
+		}
+	}
+	for _, op := range []string{":=", "=>", "==", "!=", "&&", "||", "->", "();", "<-"} {
+		if strings.Contains(line, op) && !inCodeSpan(line, op) {
+			return true
+		}
+	}
+	symbols, total := 0, 0
+	for _, r := range line {
+		if unicode.IsSpace(r) {
+			continue
+		}
+		total++
+		if strings.ContainsRune("{}[]()<>=;&|\\$@^~", r) {
+			symbols++
+		}
+	}
+	return symbols >= 3 && float64(symbols) > 0.12*float64(total)
+}
+
+// inCodeSpan reports whether every occurrence of op in line sits inside a `code span`, as in
+// prose that quotes code ("use `x := 1` to declare").
+func inCodeSpan(line, op string) bool {
+	in := false
+	for i := 0; i < len(line); i++ {
+		if line[i] == '`' {
+			in = !in
+			continue
+		}
+		if !in && strings.HasPrefix(line[i:], op) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,76 @@
+package text
+
+import "math"
+
+// Bag counts terms: a text as a term-frequency vector.
+type Bag map[string]float64
+
+// NewBag counts terms (usually Terms(s) or Content(s)).
+func NewBag(terms []string) Bag {
+	b := make(Bag, len(terms))
+	for _, t := range terms {
+		b[t]++
+	}
+	return b
+}
+
+// Cosine is the cosine similarity of two bags, in [0,1]; 0 when either is empty.
+func Cosine(a, b Bag) float64 {
+	if len(a) > len(b) {
+		a, b = b, a // iterate the smaller bag for the dot product
+	}
+	var dot, na, nb float64
+	for t, v := range a {
+		na += v * v
+		dot += v * b[t]
+	}
+	for _, v := range b {
+		nb += v * v
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}
+
+// Jaccard is the share of distinct terms the two lists have in common, of all their distinct
+// terms, in [0,1]; 0 when both are empty.
+func Jaccard(a, b []string) float64 {
+	as, bs := set(a), set(b)
+	inter := 0
+	for t := range as {
+		if bs[t] {
+			inter++
+		}
+	}
+	union := len(as) + len(bs) - inter
+	if union == 0 {
+		return 0
+	}
+	return float64(inter) / float64(union)
+}
+
+// Overlap is the share of a's distinct terms that b contains, in [0,1]. An empty a overlaps
+// fully: it brings nothing b lacks.
+func Overlap(a, b []string) float64 {
+	as := set(a)
+	if len(as) == 0 {
+		return 1
+	}
+	bs := set(b)
+	hit := 0
+	for t := range as {
+		if bs[t] {
+			hit++
+		}
+	}
+	return float64(hit) / float64(len(as))
+}
+
+func set(ws []string) map[string]bool {
+	m := make(map[string]bool, len(ws))
+	for _, w := range ws {
+		m[w] = true
+	}
+	return m
+}

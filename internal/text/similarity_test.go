@@ -1,0 +1,67 @@
+package text
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestCosine(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b []string
+		want float64
+	}{
+		{"identical", []string{"gc", "heap"}, []string{"heap", "gc"}, 1},
+		{"disjoint", []string{"gc"}, []string{"heap"}, 0},
+		{"counts weigh", []string{"gc", "gc", "heap"}, []string{"gc"}, 2 / 2.23606797749979},
+		{"half", []string{"a", "b"}, []string{"b", "c"}, 0.5},
+		{"empty", nil, []string{"gc"}, 0},
+		{"both empty", nil, nil, 0},
+	}
+	for _, tt := range tests {
+		assert.InDelta(t, tt.want, Cosine(NewBag(tt.a), NewBag(tt.b)), 1e-9, tt.name)
+		assert.InDelta(t, tt.want, Cosine(NewBag(tt.b), NewBag(tt.a)), 1e-9, tt.name+" (symmetric)")
+	}
+}
+
+func TestCosineOfTextsMatchesInflections(t *testing.T) {
+	q := NewBag(Terms("How do I rebuild indexes?"))
+	assert.Greater(t, Cosine(q, NewBag(Terms("Rebuilding an index takes a lock."))), 0.7)
+	assert.Zero(t, Cosine(q, NewBag(Terms("The garbage collector is concurrent."))))
+}
+
+func TestJaccard(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b []string
+		want float64
+	}{
+		{"identical sets, repeats ignored", []string{"a", "b", "a"}, []string{"b", "a"}, 1},
+		{"one of three", []string{"a", "b"}, []string{"b", "c"}, 1.0 / 3},
+		{"disjoint", []string{"a"}, []string{"b"}, 0},
+		{"one empty", nil, []string{"a"}, 0},
+		{"both empty", nil, nil, 0},
+	}
+	for _, tt := range tests {
+		assert.InDelta(t, tt.want, Jaccard(tt.a, tt.b), 1e-9, tt.name)
+		assert.InDelta(t, tt.want, Jaccard(tt.b, tt.a), 1e-9, tt.name+" (symmetric)")
+	}
+}
+
+func TestOverlap(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b []string
+		want float64
+	}{
+		{"all of a known", []string{"a", "b"}, []string{"a", "b", "c"}, 1},
+		{"half of a known, repeats ignored", []string{"a", "b", "b"}, []string{"a"}, 0.5},
+		{"not symmetric", []string{"a", "b", "c"}, []string{"a", "b"}, 2.0 / 3},
+		{"nothing known", []string{"a"}, nil, 0},
+		{"empty a brings nothing new", nil, []string{"a"}, 1},
+	}
+	for _, tt := range tests {
+		assert.InDelta(t, tt.want, Overlap(tt.a, tt.b), 1e-9, tt.name)
+	}
+}

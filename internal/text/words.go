@@ -1,0 +1,160 @@
+// Package text is the one place for words, stopwords, stems, sentences and lexical
+// similarity, so that planning, novelty, chunking, reports and search agree on what a word is.
+//
+// Word rules, chosen for technical documentation: a word is a run of letters, digits and
+// combining marks; a dot, underscore or apostrophe between two such runs joins them, so
+// identifiers stay whole ("go1.21", "x86_64", "sync.mutex", "foo.go", "1.2.3", "don't"). A
+// hyphen joins only when a digit is next to it ("utf-8", "x86-64", "v1.0-rc1"): English
+// compounds split ("mark-and-sweep" is "mark", "and", "sweep"), since writers hyphenate them
+// or not at will. A trailing possessive "'s" is dropped ("Go's" is "go"). All else separates.
+// SQLite's unicode61 tokenizer splits such compounds, but a compound quoted in an FTS5 query
+// becomes a phrase of its parts, so queries built from these words still match the index.
+package text
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Tokens returns the word tokens of s as written (case kept), for callers that rank by
+// capitals or digits. Words is the lower-cased form.
+func Tokens(s string) []string {
+	var out []string
+	scan(s, func(tok string) { out = append(out, tok) })
+	return out
+}
+
+// Words returns the lower-cased word tokens of s.
+func Words(s string) []string {
+	var out []string
+	scan(s, func(tok string) { out = append(out, strings.ToLower(tok)) })
+	return out
+}
+
+// Content returns the words of s that carry meaning: stopwords and one-character words
+// dropped, repeats kept (they count in a Bag).
+func Content(s string) []string {
+	var out []string
+	scan(s, func(tok string) {
+		if w := strings.ToLower(tok); IsContent(w) {
+			out = append(out, w)
+		}
+	})
+	return out
+}
+
+// Terms returns the comparison form of s: its content words, stemmed. Two texts share a
+// term when they use the same word in any inflection ("rounds", "round").
+func Terms(s string) []string {
+	out := Content(s)
+	for i, w := range out {
+		out[i] = Stem(w)
+	}
+	return out
+}
+
+// Distinct returns ws without repeats, in first-seen order.
+func Distinct(ws []string) []string {
+	seen := make(map[string]bool, len(ws))
+	out := make([]string, 0, len(ws))
+	for _, w := range ws {
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// IsContent reports whether a lower-case word carries meaning: not a stopword, and at least
+// two characters long.
+func IsContent(w string) bool {
+	if stopwords[w] {
+		return false
+	}
+	n := 0
+	for range w {
+		if n++; n >= 2 {
+			return true
+		}
+	}
+	return false
+}
+
+func isWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Mn, r)
+}
+
+func isJoiner(r rune) bool {
+	return r == '.' || r == '-' || r == '_' || r == '\'' || r == '’'
+}
+
+// scan calls emit with each word token of s, as written but for a curly apostrophe made
+// straight and a possessive "'s" dropped.
+func scan(s string, emit func(string)) {
+	start := -1 // byte offset of the current token, -1 between tokens
+	seg := -1   // byte offset of the current token's last joined segment
+	apos := false
+	end := func(i int) {
+		if start < 0 {
+			return
+		}
+		tok := s[start:i]
+		if apos {
+			tok = strings.ReplaceAll(tok, "’", "'")
+			if n := len(tok); n > 2 && (tok[n-2:] == "'s" || tok[n-2:] == "'S") {
+				tok = tok[:n-2]
+			}
+		}
+		emit(tok)
+		start, apos = -1, false
+	}
+	for i, r := range s {
+		if isWordRune(r) {
+			if start < 0 {
+				start, seg = i, i
+			}
+			continue
+		}
+		if start >= 0 && isJoiner(r) {
+			next := i + utf8.RuneLen(r)
+			after := len(s)
+			if k := strings.IndexFunc(s[next:], func(r rune) bool { return !isWordRune(r) }); k >= 0 {
+				after = next + k
+			}
+			if after > next && (r != '-' || hasDigit(s[seg:i]) || hasDigit(s[next:after])) {
+				apos = apos || r == '\'' || r == '’'
+				seg = next
+				continue // joined: the next word rune goes on this token
+			}
+		}
+		end(i)
+	}
+	end(len(s))
+}
+
+func hasDigit(s string) bool { return strings.IndexFunc(s, unicode.IsDigit) >= 0 }
+
+// IsStopword reports whether w (lower case) carries no topic on its own: function words,
+// question words and the filler of technical prose ("e.g", "via", "using").
+func IsStopword(w string) bool { return stopwords[w] }
+
+var stopwords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a about above after again against all also am an and any are
+		aren't as at be because been before being below between both but by can can't cannot could
+		couldn't did didn't do does doesn't doing don't down during each e.g eg etc few for from
+		further had hadn't has hasn't have haven't having he he'd he'll her here hers herself him
+		himself his how i i'd i'll i'm i've i.e ie if in into is isn't it it'll its itself just let
+		let's me may might more most must mustn't my myself no nor not now of off on once only or
+		other ought our ours ourselves out over own per same shall shan't she should shouldn't so
+		some such than that the their theirs them themselves then there these they they'd they'll
+		they're they've this those through to too under until up upon use used uses using very via
+		vs was wasn't we we'd we'll we're we've were weren't what when where whether which while who
+		whom whose why will with won't would wouldn't you you'd you'll you're you've your yours
+		yourself yourselves`) {
+		m[w] = true
+	}
+	return m
+}()

@@ -1,0 +1,74 @@
+package text
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestWords(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"prose", "Go is FAST, isn't it?", []string{"go", "is", "fast", "isn't", "it"}},
+		{"versions", "Go 1.21 (go1.21.0) and v2.5.2-rc.1 shipped.", []string{"go", "1.21", "go1.21.0", "and", "v2.5.2-rc.1", "shipped"}},
+		{"identifiers", "Lock a sync.Mutex in x86_64 code; utf-8 is snake_case.", []string{"lock", "a", "sync.mutex", "in", "x86_64", "code", "utf-8", "is", "snake_case"}},
+		{"hyphens join next to digits only", "A mark-and-sweep, read-only GC for x86-64 with SHA-256 and go-1.2", []string{"a", "mark", "and", "sweep", "read", "only", "gc", "for", "x86-64", "with", "sha-256", "and", "go-1.2"}},
+		{"file names and calls", "Edit main.go, then call x.Close() or os.Exit(1).", []string{"edit", "main.go", "then", "call", "x.close", "or", "os.exit", "1"}},
+		{"sentence dots are not joiners", "It ends. Next one...", []string{"it", "ends", "next", "one"}},
+		{"leading and trailing joiners dropped", "__init__ -flag --verbose 'quoted' trailing-", []string{"init", "flag", "verbose", "quoted", "trailing"}},
+		{"possessive dropped, curly apostrophe straightened", "Go’s runtime and the GC's pacer don’t block.", []string{"go", "runtime", "and", "the", "gc", "pacer", "don't", "block"}},
+		{"paths and urls split at slashes and colons", "See https://go.dev/ref/mem and net/http or std::vector.", []string{"see", "https", "go.dev", "ref", "mem", "and", "net", "http", "or", "std", "vector"}},
+		{"markdown marks are not words", "**Bold** and `code` and _em_", []string{"bold", "and", "code", "and", "em"}},
+		{"unicode letters and marks", "Café naïve Übergröße 東京", []string{"café", "naïve", "übergröße", "東京"}},
+		{"numbers with commas split", "1,000 rows at 3.5 ms", []string{"1", "000", "rows", "at", "3.5", "ms"}},
+		{"empty", " \t\n", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, Words(tt.in))
+		})
+	}
+}
+
+func TestTokensKeepCase(t *testing.T) {
+	assert.Equal(t, []string{"Go", "GOMAXPROCS", "sync.Mutex", "x86_64"}, Tokens("Go's GOMAXPROCS, sync.Mutex, x86_64."))
+}
+
+func TestContentAndTerms(t *testing.T) {
+	tests := []struct {
+		in            string
+		content, term []string
+	}{
+		{"What does GOGC do, and how should I set it?", []string{"gogc", "set"}, []string{"gogc", "set"}},
+		{"Which goroutines can read the indexes? e.g. workers, i.e. readers, etc.", []string{"goroutines", "read", "indexes", "workers", "readers"}, []string{"goroutin", "read", "index", "worker", "reader"}},
+		{"Use a C compiler via cgo", []string{"compiler", "cgo"}, []string{"compil", "cgo"}},
+		{"Rounds repeat: rounds, round.", []string{"rounds", "repeat", "rounds", "round"}, []string{"round", "repeat", "round", "round"}},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.content, Content(tt.in), tt.in)
+		assert.Equal(t, tt.term, Terms(tt.in), tt.in)
+	}
+}
+
+func TestIsStopword(t *testing.T) {
+	for _, w := range []string{"what", "how", "why", "which", "when", "does", "do", "can", "should", "the", "e.g", "i.e", "etc", "vs", "don't", "using"} {
+		assert.True(t, IsStopword(w), w)
+	}
+	for _, w := range []string{"memory", "goroutine", "gc", "index", "go", "make", "list", "get", "new"} {
+		assert.False(t, IsStopword(w), w)
+	}
+}
+
+func TestIsContent(t *testing.T) {
+	for w, want := range map[string]bool{"gogc": true, "go": true, "東": false, "東京": true, "c": false, "the": false, "how": false} {
+		assert.Equal(t, want, IsContent(w), w)
+	}
+}
+
+func TestDistinct(t *testing.T) {
+	assert.Equal(t, []string{"b", "a", "c"}, Distinct([]string{"b", "a", "b", "c", "a"}))
+	assert.Empty(t, Distinct(nil))
+}
