@@ -26,6 +26,7 @@ type command struct {
 	run     commandFunc
 }
 
+// commandFunc runs one subcommand with its arguments (the command name stripped).
 type commandFunc func(ctx context.Context, env config.Env, args []string) error
 
 var commands = map[string]command{}
