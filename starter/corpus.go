@@ -19,86 +19,99 @@ func init() {
 	register("corpus", "index documents for the corpus provider: corpus index PATH|URL... | stats | search QUERY", corpusCmd)
 }
 
-func corpusCmd(ctx context.Context, args []string) error {
+func corpusCmd(ctx context.Context, env config.Env, args []string) error {
 	if len(args) == 0 {
 		return usagef("want a subcommand: corpus index PATH|URL... | corpus stats | corpus search QUERY")
 	}
-	env := config.FromEnv()
 	switch args[0] {
 	case "index":
-		fs := flag.NewFlagSet("corpus index", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		quiet := fs.Bool("quiet", false, "print only the summary")
-		inputs, err := parseInterleaved(fs, args[1:])
-		if err != nil {
-			return err
-		}
-		if len(inputs) == 0 {
-			return usagef("want at least one file, directory or http(s) URL to index")
-		}
-		for _, in := range inputs {
-			if strings.HasPrefix(in, "http://") || strings.HasPrefix(in, "https://") {
-				continue
-			}
-			if _, err := os.Stat(in); err != nil {
-				return usagef("cannot index %s: %v", in, errors.Unwrap(err))
-			}
-		}
-		idx, err := corpus.Open(env.CorpusPath())
-		if err != nil {
-			return err
-		}
-		defer idx.Close()
-		start := time.Now()
-		last := time.Now()
-		stats, err := idx.IndexPaths(ctx, inputs, corpus.IndexOptions{
-			Warn: func(path string, err error) { fmt.Fprintf(stderr, "warning: skipped %s: %v\n", path, err) },
-			Progress: func(done int) {
-				if !*quiet && time.Since(last) > time.Second {
-					last = time.Now()
-					fmt.Fprintf(stderr, "  %d documents handled…\n", done)
-				}
-			},
-		})
-		if err != nil {
-			return fmt.Errorf("index %s: %w", env.CorpusPath(), err)
-		}
-		n, _ := idx.Count(ctx)
-		fmt.Fprintf(stdout, "indexed into %s in %s: %d added, %d updated, %d unchanged, %d skipped; %d documents in the corpus\n",
-			env.CorpusPath(), time.Since(start).Round(time.Millisecond), stats.Added, stats.Updated, stats.Unchanged, stats.Skipped, n)
-		return indexMeili(ctx, env, idx)
+		return corpusIndex(ctx, env, args[1:])
 	case "stats":
-		idx, err := corpus.Open(env.CorpusPath())
-		if err != nil {
-			return err
-		}
-		defer idx.Close()
-		n, err := idx.Count(ctx)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "%s: %d documents\n", env.CorpusPath(), n)
-		return nil
+		return corpusStats(ctx, env)
 	case "search":
 		if len(args) != 2 {
 			return usagef(`want one query in quotes: corpus search "query"`)
 		}
-		idx, err := corpus.Open(env.CorpusPath())
-		if err != nil {
-			return err
-		}
-		defer idx.Close()
-		rs, err := idx.Search(ctx, args[1], 10)
-		if err != nil {
-			return err
-		}
-		for i, r := range rs {
-			fmt.Fprintf(stdout, "%2d. %s\n    %s\n    %s\n", i+1, r.Title, r.URL, r.Snippet)
-		}
-		return nil
+		return corpusSearch(ctx, env, args[1])
 	default:
 		return usagef("unknown corpus subcommand %q (want index, stats or search)", args[0])
 	}
+}
+
+// corpusIndex indexes files, directories and URLs; a missing path is a usage error before
+// anything is indexed.
+func corpusIndex(ctx context.Context, env config.Env, args []string) error {
+	fs := flag.NewFlagSet("corpus index", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	quiet := fs.Bool("quiet", false, "print only the summary")
+	inputs, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(inputs) == 0 {
+		return usagef("want at least one file, directory or http(s) URL to index")
+	}
+	for _, in := range inputs {
+		if strings.HasPrefix(in, "http://") || strings.HasPrefix(in, "https://") {
+			continue
+		}
+		if _, err := os.Stat(in); err != nil {
+			return usagef("cannot index %s: %v", in, errors.Unwrap(err))
+		}
+	}
+	idx, err := corpus.Open(env.CorpusPath())
+	if err != nil {
+		return err
+	}
+	defer idx.Close()
+	start := time.Now()
+	last := time.Now()
+	stats, err := idx.IndexPaths(ctx, inputs, corpus.IndexOptions{
+		Warn: func(path string, err error) { fmt.Fprintf(stderr, "warning: skipped %s: %v\n", path, err) },
+		Progress: func(done int) {
+			if !*quiet && time.Since(last) > time.Second {
+				last = time.Now()
+				fmt.Fprintf(stderr, "  %d documents handled…\n", done)
+			}
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("index %s: %w", env.CorpusPath(), err)
+	}
+	n, _ := idx.Count(ctx)
+	fmt.Fprintf(stdout, "indexed into %s in %s: %d added, %d updated, %d unchanged, %d skipped; %d documents in the corpus\n",
+		env.CorpusPath(), time.Since(start).Round(time.Millisecond), stats.Added, stats.Updated, stats.Unchanged, stats.Skipped, n)
+	return indexMeili(ctx, env, idx)
+}
+
+func corpusStats(ctx context.Context, env config.Env) error {
+	idx, err := corpus.Open(env.CorpusPath())
+	if err != nil {
+		return err
+	}
+	defer idx.Close()
+	n, err := idx.Count(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: %d documents\n", env.CorpusPath(), n)
+	return nil
+}
+
+func corpusSearch(ctx context.Context, env config.Env, query string) error {
+	idx, err := corpus.Open(env.CorpusPath())
+	if err != nil {
+		return err
+	}
+	defer idx.Close()
+	rs, err := idx.Search(ctx, query, 10)
+	if err != nil {
+		return err
+	}
+	for i, r := range rs {
+		fmt.Fprintf(stdout, "%2d. %s\n    %s\n    %s\n", i+1, r.Title, r.URL, r.Snippet)
+	}
+	return nil
 }
 
 // indexMeili mirrors the corpus into Meilisearch when MEILI_URL is set, so the meilisearch

@@ -102,7 +102,29 @@ func Summarize(strategies []string, runs []EvalRun) []EvalSummary {
 	return out
 }
 
-func evalCmd(ctx context.Context, args []string) error {
+func evalCmd(ctx context.Context, env config.Env, args []string) error {
+	p, err := parseEval(args)
+	if err != nil {
+		return err
+	}
+	c, err := dialTemporal(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return printEval(p, runEval(ctx, c, env, p))
+}
+
+// evalPlan is a validated eval command line: the questions, the strategies and how to run them.
+type evalPlan struct {
+	questions       []eval.Question
+	names           []string // strategies in the order given
+	cfgs            map[string]config.Research
+	parallel        int
+	noModel, asJSON bool
+}
+
+func parseEval(args []string) (evalPlan, error) {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	strategies := fs.String("strategies", "fixed-2,fixed-5,saturation", "comma-separated strategies: saturation, fixed-N")
@@ -113,61 +135,76 @@ func evalCmd(ctx context.Context, args []string) error {
 	noModel := fs.Bool("no-model", false, "run every stage deterministically")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
-		return err
+		return evalPlan{}, err
 	}
 	if len(pos) != 1 {
-		return usagef("want one question file: starter eval QUESTIONS.jsonl [--strategies fixed-2,saturation] [--json]")
+		return evalPlan{}, usagef("want one question file: starter eval QUESTIONS.jsonl [--strategies fixed-2,saturation] [--json]")
 	}
-	f, err := os.Open(pos[0])
+	p := evalPlan{parallel: *parallel, noModel: *noModel, asJSON: *asJSON}
+	if p.questions, err = readEvalQuestions(pos[0]); err != nil {
+		return p, err
+	}
+	if p.names, p.cfgs, err = evalStrategies(*strategies, *provider, *noCache); err != nil {
+		return p, err
+	}
+	if p.parallel < 1 {
+		return p, usagef("--parallel must be at least 1")
+	}
+	return p, nil
+}
+
+func readEvalQuestions(path string) ([]eval.Question, error) {
+	f, err := os.Open(path)
 	if err != nil {
-		return usagef("question file: %v", err)
+		return nil, usagef("question file: %v", err)
 	}
 	qs, err := eval.ParseQuestions(f)
 	f.Close()
 	if err != nil {
-		return usagef("%s: %v", pos[0], err)
+		return nil, usagef("%s: %v", path, err)
 	}
 	if len(qs) == 0 {
-		return usagef("%s holds no questions", pos[0])
+		return nil, usagef("%s holds no questions", path)
 	}
+	return qs, nil
+}
+
+// evalStrategies validates each named strategy as a research configuration.
+func evalStrategies(list, provider string, noCache bool) ([]string, map[string]config.Research, error) {
 	var names []string
 	cfgs := map[string]config.Research{}
-	for _, s := range strings.Split(*strategies, ",") {
+	for _, s := range strings.Split(list, ",") {
 		s = strings.TrimSpace(s)
 		cfg, err := strategyConfig(s)
 		if err != nil {
-			return usagef("%v", err)
+			return nil, nil, usagef("%v", err)
 		}
-		cfg.Provider, cfg.NoCache = *provider, *noCache
+		cfg.Provider, cfg.NoCache = provider, noCache
 		if _, err := workflows.ValidateRequest(workflows.ResearchRequest{Question: "x", Config: cfg}); err != nil {
-			return usagef("%v", err)
+			return nil, nil, usagef("%v", err)
 		}
 		names = append(names, s)
 		cfgs[s] = cfg
 	}
-	if *parallel < 1 {
-		return usagef("--parallel must be at least 1")
-	}
-	c, err := dialTemporal(ctx)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
+	return names, cfgs, nil
+}
 
-	env := config.FromEnv()
+// runEval runs every question under every strategy, p.parallel at a time, printing each run as
+// it ends; the runs come back sorted by strategy and question.
+func runEval(ctx context.Context, c client.Client, env config.Env, p evalPlan) []EvalRun {
 	var mu sync.Mutex
 	var runs []EvalRun
-	sem := make(chan struct{}, *parallel)
+	sem := make(chan struct{}, p.parallel)
 	var wg sync.WaitGroup
-	total := len(names) * len(qs)
-	for _, s := range names {
-		for _, q := range qs {
+	total := len(p.names) * len(p.questions)
+	for _, s := range p.names {
+		for _, q := range p.questions {
 			wg.Add(1)
 			go func(s string, q eval.Question) {
 				defer wg.Done()
 				sem <- struct{}{}
 				defer func() { <-sem }()
-				r := evalOne(ctx, c, env, s, cfgs[s], q, *noModel)
+				r := evalOne(ctx, c, env, s, p.cfgs[s], q, p.noModel)
 				mu.Lock()
 				runs = append(runs, r)
 				fmt.Fprintf(stderr, "  [%d/%d] %-12s %-20s evidence %.2f report %.2f searches %d rounds %d %s\n",
@@ -183,11 +220,15 @@ func evalCmd(ctx context.Context, args []string) error {
 		}
 		return runs[i].QuestionID < runs[j].QuestionID
 	})
-	summary := Summarize(names, runs)
-	if *asJSON {
+	return runs
+}
+
+func printEval(p evalPlan, runs []EvalRun) error {
+	summary := Summarize(p.names, runs)
+	if p.asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(map[string]any{"questions": len(qs), "summary": summary, "runs": runs})
+		return enc.Encode(map[string]any{"questions": len(p.questions), "summary": summary, "runs": runs})
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "strategy\tquestions\tfailures\tevidence recall\treport recall\tsearch calls\trounds\twall s")

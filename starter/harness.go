@@ -59,119 +59,139 @@ var (
 // harnessDial is a seam for tests of argument handling: they must fail before it is called.
 var harnessDial = dialTemporal
 
-func harnessCmd(ctx context.Context, args []string) error {
+// harnessCommands are the harness subcommands; each fails on bad arguments before dialling.
+var harnessCommands = map[string]commandFunc{
+	"record":   harnessRecordCmd,
+	"status":   harnessStatusCmd,
+	"schedule": harnessScheduleCmd,
+	"init":     harnessInitCmd,
+	"show":     harnessShowCmd,
+	"import":   harnessImportCmd,
+}
+
+func harnessCmd(ctx context.Context, env config.Env, args []string) error {
 	if len(args) == 0 {
 		return usagef(harnessUsage)
 	}
-	env := config.FromEnv()
-	sub, rest := args[0], args[1:]
-	switch sub {
-	case "record":
-		fs := flag.NewFlagSet("harness record", flag.ContinueOnError)
-		pos, err := harnessParse(fs, rest)
-		if err != nil {
+	sub, ok := harnessCommands[args[0]]
+	if !ok {
+		return usagef("unknown harness command %q; %s", args[0], harnessUsage)
+	}
+	return sub(ctx, env, args[1:])
+}
+
+// harnessRecordCmd records one cycle's metrics in the monitor.
+func harnessRecordCmd(ctx context.Context, env config.Env, args []string) error {
+	fs := flag.NewFlagSet("harness record", flag.ContinueOnError)
+	pos, err := harnessParse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("harness record needs one METRICS.json file (or - for stdin)")
+	}
+	m, err := harnessReadMetrics(pos[0])
+	if err != nil {
+		return err
+	}
+	c, err := harnessDial(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	res, err := harnessRecord(ctx, c, env.TaskQueue, m)
+	if err != nil {
+		return err
+	}
+	return harnessPrintCycle(stdout, res)
+}
+
+func harnessStatusCmd(ctx context.Context, env config.Env, args []string) error {
+	fs := flag.NewFlagSet("harness status", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print the status as JSON")
+	if pos, err := harnessParse(fs, args); err != nil {
+		return err
+	} else if len(pos) > 0 {
+		return usagef("harness status takes no arguments")
+	}
+	c, err := harnessDial(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	st, err := harnessStatus(ctx, c)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return harnessJSON(stdout, st)
+	}
+	harnessPrintStatus(stdout, st)
+	return nil
+}
+
+// harnessInitCmd creates harness v1 from a question set, unless a harness exists.
+func harnessInitCmd(_ context.Context, env config.Env, args []string) error {
+	fs := flag.NewFlagSet("harness init", flag.ContinueOnError)
+	from := fs.String("from", "", "question set (JSONL) to build the benchmarks from; default: the built-in Go documentation set")
+	threshold := fs.Float64("threshold", 0.5, "pass threshold (fact recall) of every benchmark")
+	regression := fs.Int("regression", 3, "how many of the first benchmarks are regression tests")
+	if pos, err := harnessParse(fs, args); err != nil {
+		return err
+	} else if len(pos) > 0 {
+		return usagef("harness init takes no arguments (use --from)")
+	}
+	if *threshold <= 0 || *threshold > 1 {
+		return usagef("--threshold %g not in (0,1]", *threshold)
+	}
+	if *regression < 0 {
+		return usagef("--regression must not be negative")
+	}
+	data := eval.GoQuestions
+	if *from != "" {
+		var err error
+		if data, err = os.ReadFile(*from); err != nil {
 			return err
 		}
-		if len(pos) != 1 {
-			return usagef("harness record needs one METRICS.json file (or - for stdin)")
-		}
-		m, err := harnessReadMetrics(pos[0])
-		if err != nil {
-			return err
-		}
-		c, err := harnessDial(ctx)
-		if err != nil {
-			return err
-		}
-		defer c.Close()
-		res, err := harnessRecord(ctx, c, env.TaskQueue, m)
-		if err != nil {
-			return err
-		}
-		return harnessPrintCycle(stdout, res)
-	case "status":
-		fs := flag.NewFlagSet("harness status", flag.ContinueOnError)
-		asJSON := fs.Bool("json", false, "print the status as JSON")
-		if pos, err := harnessParse(fs, rest); err != nil {
-			return err
-		} else if len(pos) > 0 {
-			return usagef("harness status takes no arguments")
-		}
-		c, err := harnessDial(ctx)
-		if err != nil {
-			return err
-		}
-		defer c.Close()
-		st, err := harnessStatus(ctx, c)
-		if err != nil {
-			return err
-		}
-		if *asJSON {
-			return harnessJSON(stdout, st)
-		}
-		harnessPrintStatus(stdout, st)
-		return nil
-	case "schedule":
-		return harnessScheduleCmd(ctx, rest, env.TaskQueue)
-	case "init":
-		fs := flag.NewFlagSet("harness init", flag.ContinueOnError)
-		from := fs.String("from", "", "question set (JSONL) to build the benchmarks from; default: the built-in Go documentation set")
-		threshold := fs.Float64("threshold", 0.5, "pass threshold (fact recall) of every benchmark")
-		regression := fs.Int("regression", 3, "how many of the first benchmarks are regression tests")
-		if pos, err := harnessParse(fs, rest); err != nil {
-			return err
-		} else if len(pos) > 0 {
-			return usagef("harness init takes no arguments (use --from)")
-		}
-		if *threshold <= 0 || *threshold > 1 {
-			return usagef("--threshold %g not in (0,1]", *threshold)
-		}
-		if *regression < 0 {
-			return usagef("--regression must not be negative")
-		}
-		data := eval.GoQuestions
-		if *from != "" {
-			var err error
-			if data, err = os.ReadFile(*from); err != nil {
-				return err
-			}
-		}
-		qs, err := eval.ParseQuestions(bytes.NewReader(data))
-		if err != nil {
-			return fmt.Errorf("question set: %v", err)
-		}
-		h, created, err := harness.NewStore(env.HarnessDir()).Init(harness.FromQuestions(qs, *threshold, *regression), time.Now())
-		if err != nil {
-			return err
-		}
-		if !created {
-			fmt.Fprintf(stdout, "harness already at v%d in %s (left as it is)\n", h.Version, env.HarnessDir())
-			return nil
-		}
-		fmt.Fprintf(stdout, "harness v1 created in %s: %d benchmarks, %d regression tests\n", env.HarnessDir(), len(h.Benchmarks), len(h.RegressionTests))
-		return nil
-	case "show":
-		fs := flag.NewFlagSet("harness show", flag.ContinueOnError)
-		asJSON := fs.Bool("json", false, "print the harness file")
-		version := fs.Int("version", 0, "an archived version instead of the one in force")
-		if pos, err := harnessParse(fs, rest); err != nil {
-			return err
-		} else if len(pos) > 0 {
-			return usagef("harness show takes no arguments")
-		}
-		return harnessShow(harness.NewStore(env.HarnessDir()), *version, *asJSON)
-	case "import":
-		if len(rest) != 1 {
-			return usagef("harness import needs one harness FILE")
-		}
-		h, err := harnessImport(harness.NewStore(env.HarnessDir()), rest[0])
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "harness v%d committed\n", h.Version)
+	}
+	qs, err := eval.ParseQuestions(bytes.NewReader(data))
+	if err != nil {
+		return fmt.Errorf("question set: %v", err)
+	}
+	h, created, err := harness.NewStore(env.HarnessDir()).Init(harness.FromQuestions(qs, *threshold, *regression), time.Now())
+	if err != nil {
+		return err
+	}
+	if !created {
+		fmt.Fprintf(stdout, "harness already at v%d in %s (left as it is)\n", h.Version, env.HarnessDir())
 		return nil
 	}
-	return usagef("unknown harness command %q; %s", sub, harnessUsage)
+	fmt.Fprintf(stdout, "harness v1 created in %s: %d benchmarks, %d regression tests\n", env.HarnessDir(), len(h.Benchmarks), len(h.RegressionTests))
+	return nil
+}
+
+func harnessShowCmd(_ context.Context, env config.Env, args []string) error {
+	fs := flag.NewFlagSet("harness show", flag.ContinueOnError)
+	asJSON := fs.Bool("json", false, "print the harness file")
+	version := fs.Int("version", 0, "an archived version instead of the one in force")
+	if pos, err := harnessParse(fs, args); err != nil {
+		return err
+	} else if len(pos) > 0 {
+		return usagef("harness show takes no arguments")
+	}
+	return harnessShow(harness.NewStore(env.HarnessDir()), *version, *asJSON)
+}
+
+func harnessImportCmd(_ context.Context, env config.Env, args []string) error {
+	if len(args) != 1 {
+		return usagef("harness import needs one harness FILE")
+	}
+	h, err := harnessImport(harness.NewStore(env.HarnessDir()), args[0])
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "harness v%d committed\n", h.Version)
+	return nil
 }
 
 // harnessReadMetrics reads and validates a metrics document before anything is dialled.
@@ -262,7 +282,9 @@ func harnessPrintStatus(w io.Writer, st workflows.MonitorStatus) {
 	}
 }
 
-func harnessScheduleCmd(ctx context.Context, args []string, taskQueue string) error {
+// harnessScheduleCmd creates or updates the cycle schedule, or pauses, resumes, triggers or
+// deletes it.
+func harnessScheduleCmd(ctx context.Context, env config.Env, args []string) error {
 	fs := flag.NewFlagSet("harness schedule", flag.ContinueOnError)
 	every := fs.Duration("every", 0, "how often a harness cycle runs, e.g. 24h")
 	pos, err := harnessParse(fs, args)
@@ -282,13 +304,13 @@ func harnessScheduleCmd(ctx context.Context, args []string, taskQueue string) er
 	default:
 		return usagef("unknown harness schedule command %q; want --every DURATION or pause|resume|trigger|delete", strings.Join(pos, " "))
 	}
-	c, err := harnessDial(ctx)
+	c, err := harnessDial(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
 	if action == "create" {
-		created, err := harnessSchedule(ctx, c, taskQueue, *every)
+		created, err := harnessSchedule(ctx, c, env.TaskQueue, *every)
 		if err != nil {
 			return err
 		}
@@ -407,70 +429,91 @@ func harnessImport(store *harness.Store, path string) (harness.Harness, error) {
 	return store.Commit(next, cur.Version, "import "+path, time.Now())
 }
 
-func expansionCmd(ctx context.Context, args []string) error {
+func expansionCmd(ctx context.Context, env config.Env, args []string) error {
 	if len(args) == 0 {
 		return usagef(expansionUsage)
 	}
-	sub := args[0]
-	fs := flag.NewFlagSet("expansion "+sub, flag.ContinueOnError)
-	by := fs.String("by", os.Getenv("USER"), "who decides")
-	reason := fs.String("reason", "", "why")
-	asJSON := fs.Bool("json", false, "print JSON")
-	pos, err := harnessParse(fs, args[1:])
+	x, err := parseExpansion(args, env.User)
 	if err != nil {
 		return err
 	}
-	switch sub {
-	case "list":
-		if len(pos) > 0 {
-			return usagef("expansion list takes no arguments")
-		}
-	case "show", "approve", "reject":
-		if len(pos) != 1 {
-			return usagef("expansion %s needs one expansion ID", sub)
-		}
-		if sub != "show" && strings.TrimSpace(*by) == "" {
-			return usagef("expansion %s needs --by NAME", sub)
-		}
-		if sub == "reject" && strings.TrimSpace(*reason) == "" {
-			return usagef("expansion reject needs --reason")
-		}
-	default:
-		return usagef("unknown expansion command %q; %s", sub, expansionUsage)
-	}
-	c, err := harnessDial(ctx)
+	c, err := harnessDial(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	switch sub {
+	switch x.sub {
 	case "list":
-		st, err := harnessStatus(ctx, c)
-		if err != nil {
-			return err
-		}
-		if *asJSON {
-			return harnessJSON(stdout, st.Expansions)
-		}
-		tw := tabwriter.NewWriter(stdout, 0, 2, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tCYCLE\tSTATE\tSINCE")
-		for _, e := range st.Expansions {
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", e.ID, e.Cycle, e.State, e.At.Format(time.RFC3339))
-		}
-		return tw.Flush()
+		return expansionList(ctx, c, x.asJSON)
 	case "show":
-		st, err := expansionShow(ctx, c, pos[0])
+		st, err := expansionShow(ctx, c, x.id)
 		if err != nil {
 			return err
 		}
 		return harnessJSON(stdout, st)
 	}
-	st, err := expansionDecide(ctx, c, pos[0], sub == "approve", *by, *reason)
+	st, err := expansionDecide(ctx, c, x.id, x.sub == "approve", x.by, x.reason)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "expansion %s %sd by %s\n", st.ID, sub, st.Decision.By)
+	fmt.Fprintf(stdout, "expansion %s %sd by %s\n", st.ID, x.sub, st.Decision.By)
 	return nil
+}
+
+// expansionArgs is a validated expansion command line.
+type expansionArgs struct {
+	sub, id, by, reason string
+	asJSON              bool
+}
+
+// parseExpansion checks an expansion command line; user (USER) is who decides without --by.
+func parseExpansion(args []string, user string) (expansionArgs, error) {
+	x := expansionArgs{sub: args[0]}
+	fs := flag.NewFlagSet("expansion "+x.sub, flag.ContinueOnError)
+	fs.StringVar(&x.by, "by", user, "who decides")
+	fs.StringVar(&x.reason, "reason", "", "why")
+	fs.BoolVar(&x.asJSON, "json", false, "print JSON")
+	pos, err := harnessParse(fs, args[1:])
+	if err != nil {
+		return x, err
+	}
+	switch x.sub {
+	case "list":
+		if len(pos) > 0 {
+			return x, usagef("expansion list takes no arguments")
+		}
+	case "show", "approve", "reject":
+		if len(pos) != 1 {
+			return x, usagef("expansion %s needs one expansion ID", x.sub)
+		}
+		x.id = pos[0]
+		if x.sub != "show" && strings.TrimSpace(x.by) == "" {
+			return x, usagef("expansion %s needs --by NAME", x.sub)
+		}
+		if x.sub == "reject" && strings.TrimSpace(x.reason) == "" {
+			return x, usagef("expansion reject needs --reason")
+		}
+	default:
+		return x, usagef("unknown expansion command %q; %s", x.sub, expansionUsage)
+	}
+	return x, nil
+}
+
+// expansionList prints the expansions the monitor knows.
+func expansionList(ctx context.Context, c client.Client, asJSON bool) error {
+	st, err := harnessStatus(ctx, c)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return harnessJSON(stdout, st.Expansions)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 2, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tCYCLE\tSTATE\tSINCE")
+	for _, e := range st.Expansions {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", e.ID, e.Cycle, e.State, e.At.Format(time.RFC3339))
+	}
+	return tw.Flush()
 }
 
 func expansionNotFound(id string, err error) error {

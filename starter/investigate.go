@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -126,8 +125,8 @@ func investigationID(req workflows.InvestigationRequest) string {
 }
 
 // investigateCmd starts an investigation and follows it; `research --mode investigate` forwards here.
-func investigateCmd(ctx context.Context, args []string) error {
-	req, o, err := parseInvestigate(args, os.Getenv)
+func investigateCmd(ctx context.Context, env config.Env, args []string) error {
+	req, o, err := parseInvestigate(args, env.Var)
 	if err != nil {
 		return err
 	}
@@ -135,25 +134,25 @@ func investigateCmd(ctx context.Context, args []string) error {
 	if id == "" {
 		id = investigationID(req)
 	}
-	c, err := dialTemporal(ctx)
+	c, err := dialTemporal(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID: id, TaskQueue: config.FromEnv().TaskQueue,
+		ID: id, TaskQueue: env.TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 	}, workflows.InvestigationWorkflowName, req)
 	if err != nil {
 		return fmt.Errorf("start %s: %w", id, err)
 	}
-	fmt.Fprintf(stderr, "started %s\n  ui:     %s\n", id, uiLink(id))
+	fmt.Fprintf(stderr, "started %s\n  ui:     %s\n", id, uiLink(env, id))
 	if o.detach {
 		fmt.Fprintln(stdout, id)
 		return nil
 	}
-	return followInvestigation(ctx, c, id, run.GetRunID(), o.asJSON)
+	return followInvestigation(ctx, c, env, id, run.GetRunID(), o.asJSON)
 }
 
 // investigationView prints each query event once, from the running loops live and from the
@@ -207,7 +206,7 @@ func (v *investigationView) update(ctx context.Context, c client.Client, id, run
 	}
 }
 
-func followInvestigation(ctx context.Context, c client.Client, id, runID string, asJSON bool) error {
+func followInvestigation(ctx context.Context, c client.Client, env config.Env, id, runID string, asJSON bool) error {
 	done := make(chan error, 1)
 	var rep workflows.InvestigationReport
 	go func() { done <- c.GetWorkflow(ctx, id, runID).Get(ctx, &rep) }()
@@ -227,7 +226,7 @@ func followInvestigation(ctx context.Context, c client.Client, id, runID string,
 				return enc.Encode(rep)
 			}
 			fmt.Fprintln(stdout, rep.Markdown)
-			fmt.Fprintf(stderr, "\nreport: %s\njson:   %s\nui:     %s\n", rep.MarkdownPath, rep.JSONPath, uiLink(id))
+			fmt.Fprintf(stderr, "\nreport: %s\njson:   %s\nui:     %s\n", rep.MarkdownPath, rep.JSONPath, uiLink(env, id))
 			return nil
 		case <-tick.C:
 			v.update(ctx, c, id, runID)

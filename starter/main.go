@@ -19,18 +19,22 @@ import (
 	"github.com/sated-dev/sated/internal/config"
 )
 
-// command is one subcommand. Files of this package add theirs in init.
+// command is one subcommand. Files of this package add theirs in init. Every command gets the
+// process configuration read once by run.
 type command struct {
 	summary string
-	run     func(ctx context.Context, args []string) error
+	run     commandFunc
 }
+
+// commandFunc runs one subcommand with its arguments (the command name stripped).
+type commandFunc func(ctx context.Context, env config.Env, args []string) error
 
 var commands = map[string]command{}
 
 var stdout io.Writer = os.Stdout
 var stderr io.Writer = os.Stderr
 
-func register(name, summary string, run func(ctx context.Context, args []string) error) {
+func register(name, summary string, run commandFunc) {
 	commands[name] = command{summary: summary, run: run}
 }
 
@@ -46,8 +50,7 @@ var errHelpShown = errors.New("help shown")
 
 // dialTemporal connects to the Temporal server named by TEMPORAL_ADDRESS, with a clear error
 // naming the address when it cannot be reached.
-func dialTemporal(ctx context.Context) (client.Client, error) {
-	env := config.FromEnv()
+func dialTemporal(ctx context.Context, env config.Env) (client.Client, error) {
 	c, err := client.DialContext(ctx, client.Options{
 		HostPort:  env.TemporalAddress,
 		Namespace: env.TemporalNamespace,
@@ -92,9 +95,15 @@ func run(args []string) int {
 		printUsage(stderr)
 		return 2
 	}
+	env, err := config.FromEnv()
+	if err != nil {
+		// a bad environment is bad input, like a bad flag
+		fmt.Fprintf(stderr, "starter %s: %s\n", args[0], err)
+		return 2
+	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
-	if err := cmd.run(ctx, args[1:]); err != nil {
+	if err := cmd.run(ctx, env, args[1:]); err != nil {
 		if errors.Is(err, errHelpShown) || errors.Is(err, flag.ErrHelp) {
 			return 0
 		}

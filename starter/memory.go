@@ -77,14 +77,13 @@ func memoryWorkflowID(req workflows.MemoryAdminRequest) string {
 	return "memory-" + req.Op + "-" + hex.EncodeToString(sum[:6])
 }
 
-func memoryCmd(ctx context.Context, args []string) error {
+func memoryCmd(ctx context.Context, env config.Env, args []string) error {
 	req, asJSON, err := parseMemoryArgs(args)
 	if err != nil {
 		return err
 	}
-	env := config.FromEnv()
 	req.TaskQueue = env.MemoryTaskQueue
-	c, err := dialTemporal(ctx)
+	c, err := dialTemporal(ctx, env)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -177,26 +176,23 @@ func WorkflowID(req workflows.ResearchRequest) string {
 	return "research-" + slug + "-" + hex.EncodeToString(sum[:])[:10]
 }
 
-func uiLink(id string) string {
-	base := strings.TrimRight(os.Getenv("SATED_UI_URL"), "/")
-	if base == "" {
-		base = "http://localhost:8233"
-	}
-	return fmt.Sprintf("%s/namespaces/%s/workflows/%s", base, config.FromEnv().TemporalNamespace, id)
+// uiLink is the Temporal UI page of a workflow, under SATED_UI_URL.
+func uiLink(env config.Env, id string) string {
+	return fmt.Sprintf("%s/namespaces/%s/workflows/%s", env.UIURL, env.TemporalNamespace, id)
 }
 
-func researchCmd(ctx context.Context, args []string) error {
+func researchCmd(ctx context.Context, env config.Env, args []string) error {
 	// --mode investigate hands the whole command line to the investigation mode
 	for i, a := range args {
 		switch {
 		case a == "--mode" || a == "-mode":
 			if i+1 < len(args) && args[i+1] == "investigate" {
-				return investigateCmd(ctx, append(append([]string{}, args[:i]...), args[i+2:]...))
+				return investigateCmd(ctx, env, append(append([]string{}, args[:i]...), args[i+2:]...))
 			} else if i+1 < len(args) && args[i+1] != "research" {
 				return usagef("unknown mode %q (want research or investigate)", args[i+1])
 			}
 		case a == "--mode=investigate" || a == "-mode=investigate":
-			return investigateCmd(ctx, append(append([]string{}, args[:i]...), args[i+1:]...))
+			return investigateCmd(ctx, env, append(append([]string{}, args[:i]...), args[i+1:]...))
 		}
 	}
 	f := newResearchFlags("research")
@@ -218,12 +214,11 @@ func researchCmd(ctx context.Context, args []string) error {
 	if id == "" {
 		id = WorkflowID(req)
 	}
-	c, err := dialTemporal(ctx)
+	c, err := dialTemporal(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	env := config.FromEnv()
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: id, TaskQueue: env.TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
@@ -232,15 +227,15 @@ func researchCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("start %s: %w", id, err)
 	}
-	fmt.Fprintf(stderr, "started %s\n  watch:  starter watch %s\n  ui:     %s\n", id, id, uiLink(id))
+	fmt.Fprintf(stderr, "started %s\n  watch:  starter watch %s\n  ui:     %s\n", id, id, uiLink(env, id))
 	if f.detach {
 		fmt.Fprintln(stdout, id)
 		return nil
 	}
-	return follow(ctx, c, id, run.GetRunID(), f.asJSON)
+	return follow(ctx, c, env, id, run.GetRunID(), f.asJSON)
 }
 
-func watchCmd(ctx context.Context, args []string) error {
+func watchCmd(ctx context.Context, env config.Env, args []string) error {
 	fs := flag.NewFlagSet("watch", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	asJSON := fs.Bool("json", false, "print the final report as JSON")
@@ -251,16 +246,16 @@ func watchCmd(ctx context.Context, args []string) error {
 	if len(pos) != 1 {
 		return usagef("want one workflow id: starter watch ID")
 	}
-	c, err := dialTemporal(ctx)
+	c, err := dialTemporal(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	return follow(ctx, c, pos[0], "", *asJSON)
+	return follow(ctx, c, env, pos[0], "", *asJSON)
 }
 
 // follow prints progress as rounds complete, then the report.
-func follow(ctx context.Context, c client.Client, id, runID string, asJSON bool) error {
+func follow(ctx context.Context, c client.Client, env config.Env, id, runID string, asJSON bool) error {
 	done := make(chan error, 1)
 	var rep workflows.ResearchReport
 	go func() { done <- c.GetWorkflow(ctx, id, runID).Get(ctx, &rep) }()
@@ -277,7 +272,7 @@ func follow(ctx context.Context, c client.Client, id, runID string, asJSON bool)
 			if err != nil {
 				return fmt.Errorf("run %s failed: %w", id, err)
 			}
-			return printReport(rep, asJSON)
+			return printReport(env, rep, asJSON)
 		case <-tick.C:
 			if p, err := queryProgress(ctx, c, id, runID); err == nil {
 				answered = true
@@ -286,7 +281,7 @@ func follow(ctx context.Context, c client.Client, id, runID string, asJSON bool)
 				// a query needs a worker: none answering usually means none is running
 				hinted = true
 				fmt.Fprintf(stderr, "  no worker has answered yet on task queue %q: is one running? ('make run' starts one, or 'go run ./worker')\n",
-					config.FromEnv().TaskQueue)
+					env.TaskQueue)
 			}
 		case <-ctx.Done():
 			fmt.Fprintf(stderr, "\nstopped following; the run goes on: starter watch %s\n", id)
@@ -339,7 +334,7 @@ func printProgress(p workflows.Progress, v *progressView) {
 	}
 }
 
-func printReport(rep workflows.ResearchReport, asJSON bool) error {
+func printReport(env config.Env, rep workflows.ResearchReport, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -347,11 +342,11 @@ func printReport(rep workflows.ResearchReport, asJSON bool) error {
 	}
 	fmt.Fprintln(stdout, rep.Markdown)
 	fmt.Fprintf(stderr, "\nstop reason: %s\nreport: %s\njson:   %s\nchart:  %s\nui:     %s\n",
-		rep.StopReason, rep.MarkdownPath, rep.JSONPath, rep.SVGPath, uiLink(rep.WorkflowID))
+		rep.StopReason, rep.MarkdownPath, rep.JSONPath, rep.SVGPath, uiLink(env, rep.WorkflowID))
 	return nil
 }
 
-func reportCmd(ctx context.Context, args []string) error {
+func reportCmd(ctx context.Context, env config.Env, args []string) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	asJSON := fs.Bool("json", false, "print the report as JSON")
@@ -362,7 +357,7 @@ func reportCmd(ctx context.Context, args []string) error {
 	if len(pos) != 1 {
 		return usagef("want one workflow id: starter report ID")
 	}
-	c, err := dialTemporal(ctx)
+	c, err := dialTemporal(ctx, env)
 	if err != nil {
 		return err
 	}
@@ -382,14 +377,14 @@ func reportCmd(ctx context.Context, args []string) error {
 	if err := c.GetWorkflow(ctx, pos[0], "").Get(ctx, &rep); err != nil {
 		return fmt.Errorf("run %s did not complete: %w", pos[0], err)
 	}
-	return printReport(rep, *asJSON)
+	return printReport(env, rep, *asJSON)
 }
 
-func stopCmd(ctx context.Context, args []string) error {
+func stopCmd(ctx context.Context, env config.Env, args []string) error {
 	if len(args) != 1 {
 		return usagef("want one workflow id: starter stop ID")
 	}
-	c, err := dialTemporal(ctx)
+	c, err := dialTemporal(ctx, env)
 	if err != nil {
 		return err
 	}

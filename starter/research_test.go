@@ -115,3 +115,11 @@ func TestCorpusIndexRefusesAMissingPath(t *testing.T) {
 		t.Fatalf("code %d, output %q", code, out)
 	}
 }
+
+func TestBadEnvironmentFailsInOneLineBeforeDialling(t *testing.T) {
+	t.Setenv("SATED_FETCH_TIMEOUT", "abc")
+	code, out := runCLI(t, "research", "what is iota")
+	if want := `starter research: SATED_FETCH_TIMEOUT="abc": not a duration`; code != 2 || strings.TrimSpace(out) != want {
+		t.Fatalf("code %d, output %q; want 2 and %q", code, out, want)
+	}
+}

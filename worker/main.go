@@ -32,9 +32,9 @@ import (
 )
 
 func main() {
-	memory := flag.Bool("memory", true, "also serve the memory task queue (run exactly one such worker)")
+	serveMemory := flag.Bool("memory", true, "also serve the memory task queue (run exactly one such worker)")
 	flag.Parse()
-	if err := run(*memory); err != nil {
+	if err := run(*serveMemory); err != nil {
 		fmt.Fprintln(os.Stderr, "worker:", err)
 		os.Exit(1)
 	}
@@ -64,9 +64,49 @@ func (e ollamaEmbedder) Embed(ctx context.Context, texts []string) ([][]float32,
 	return v, err
 }
 
+// run reads the configuration, opens the clients the activities stand on, registers one worker
+// per task queue and serves until SIGINT or SIGTERM. A bad configuration value fails first,
+// before anything is opened or dialled.
 func run(serveMemory bool) error {
-	ctx := context.Background()
-	env := config.FromEnv()
+	env, err := config.FromEnv()
+	if err != nil {
+		return err
+	}
+	cl, err := openClients(context.Background(), env, serveMemory)
+	if err != nil {
+		return err
+	}
+	defer cl.close()
+	c, err := client.Dial(client.Options{HostPort: env.TemporalAddress, Namespace: env.TemporalNamespace})
+	if err != nil {
+		return fmt.Errorf("cannot reach Temporal at %s: %w", env.TemporalAddress, err)
+	}
+	defer c.Close()
+	workers := newWorkers(c, env, cl)
+	log.Printf("sated worker: temporal %s, queue %s, data %s, providers %s, model %v",
+		env.TemporalAddress, env.TaskQueue, env.DataDir, strings.Join(keys(cl.deps.Providers), ","), cl.model != nil)
+	return serve(workers)
+}
+
+// clients are what the activities stand on: stores, search providers, the model, the journal.
+type clients struct {
+	deps    activities.Deps
+	model   *llm.Client   // nil without OLLAMA_HOST
+	memory  *memory.Store // nil when this worker does not serve the memory queue
+	closers []func() error
+}
+
+// openClients opens everything, or nothing: on an error what was opened is closed again.
+func openClients(ctx context.Context, env config.Env, serveMemory bool) (*clients, error) {
+	cl := &clients{}
+	if err := cl.open(ctx, env, serveMemory); err != nil {
+		cl.close()
+		return nil, err
+	}
+	return cl, nil
+}
+
+func (cl *clients) open(ctx context.Context, env config.Env, serveMemory bool) error {
 	if err := os.MkdirAll(env.DataDir, 0o755); err != nil {
 		return fmt.Errorf("data dir %s: %w", env.DataDir, err)
 	}
@@ -74,92 +114,152 @@ func run(serveMemory bool) error {
 	if err != nil {
 		return err
 	}
-	defer idx.Close()
+	cl.closers = append(cl.closers, idx.Close)
 	cache, err := search.OpenCache(env.CachePath(), search.CacheTTL)
 	if err != nil {
 		return err
 	}
-	defer cache.Close()
-
-	providers := map[string]search.Provider{"corpus": idx}
-	if env.SearxngURL != "" {
-		providers["searxng"] = search.NewSearXNG(env.SearxngURL, nil)
+	cl.closers = append(cl.closers, cache.Close)
+	providers, meiliClient, err := searchProviders(ctx, env, idx)
+	if err != nil {
+		return err
 	}
-	if key := os.Getenv("SATED_BRAVE_API_KEY"); key != "" {
-		b, err := search.NewBrave(key, os.Getenv("SATED_BRAVE_URL"), nil)
-		if err != nil {
-			return err
-		}
-		providers["brave"] = b
-	}
-	if env.DuckDuckGoURL != "" {
-		providers["duckduckgo"] = search.NewDuckDuckGo(env.DuckDuckGoURL, nil)
-	}
-
-	var deps activities.Deps
-	deps = activities.Deps{
+	cl.deps = activities.Deps{
 		Providers: providers,
 		Cache:     cache,
 		Docs:      idx,
 		Fetcher:   fetch.New(fetch.Fetcher{Allow: env.FetchAllow, Timeout: env.FetchTimeout}),
 		ReportDir: env.ReportDir(),
 	}
-	var meiliClient *meili.Client
-	if env.MeiliURL != "" {
-		meiliClient = meili.New(env.MeiliURL, env.MeiliAPIKey)
-		if err := meiliClient.Health(ctx); err != nil {
-			log.Printf("meilisearch at %s unreachable (%v): the embedded index answers until it is back", env.MeiliURL, err)
-		}
-		providers["meilisearch"] = meiliClient.Corpus(meili.CorpusIndex)
+	if cl.model, err = newModel(env); err != nil {
+		return err
 	}
-	if env.OllamaHost != "" {
-		cfg := llm.DefaultConfig(env.OllamaHost, env.PlannerModel, env.ProducerModel, env.EvaluatorModel,
-			env.EmbedModel, env.VisionModel)
-		if err := cfg.ApplyEnv(os.Getenv); err != nil {
-			return err
-		}
-		m, err := llm.New(cfg, nil)
-		if err != nil {
-			return fmt.Errorf("ollama at %s: %w", env.OllamaHost, err)
-		}
-		deps.Model = m
+	if cl.model != nil {
+		cl.deps.Model = cl.model
 	}
-	if p := os.Getenv("SATED_ACTIVITY_JOURNAL"); p != "" {
+	if p := env.ActivityJournal; p != "" {
 		f, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
 			return fmt.Errorf("activity journal %s: %w", p, err)
 		}
-		defer f.Close()
-		deps.Journal = &fileJournal{f: f}
+		cl.closers = append(cl.closers, f.Close)
+		cl.deps.Journal = &fileJournal{f: f}
 	}
+	if !serveMemory {
+		return nil
+	}
+	if cl.memory, err = openMemory(ctx, env, cl.model, meiliClient); err != nil {
+		return err
+	}
+	cl.closers = append(cl.closers, cl.memory.Close)
+	cl.deps.MemoryQueue = env.MemoryTaskQueue
+	return nil
+}
 
-	var memStore *memory.Store
-	if serveMemory {
-		opts := memory.Options{Dir: env.MemoryDir()}
-		if m, ok := deps.Model.(*llm.Client); ok && m.Configured(llm.Embedder) {
-			opts.Embedder = ollamaEmbedder{m}
-			opts.EmbedderID = "ollama:" + env.EmbedModel
-		}
-		if meiliClient != nil {
-			opts.FullText = meiliClient.Memory(meili.MemoryIndex)
-		}
-		memStore, err = memory.Open(ctx, opts)
+// close releases the clients in the reverse order of opening.
+func (cl *clients) close() {
+	for i := len(cl.closers) - 1; i >= 0; i-- {
+		cl.closers[i]()
+	}
+}
+
+// searchProviders are the configured search sources by name; the embedded corpus is always one.
+// The Meilisearch client is returned too: memory uses it for its full-text side.
+func searchProviders(ctx context.Context, env config.Env, idx *corpus.Index) (map[string]search.Provider, *meili.Client, error) {
+	providers := map[string]search.Provider{"corpus": idx}
+	if env.SearxngURL != "" {
+		providers["searxng"] = search.NewSearXNG(env.SearxngURL, nil)
+	}
+	if env.BraveAPIKey != "" {
+		b, err := search.NewBrave(env.BraveAPIKey, env.BraveURL, nil)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
-		defer memStore.Close()
-		deps.MemoryQueue = env.MemoryTaskQueue
+		providers["brave"] = b
 	}
+	if env.DuckDuckGoURL != "" {
+		providers["duckduckgo"] = search.NewDuckDuckGo(env.DuckDuckGoURL, nil)
+	}
+	if env.MeiliURL == "" {
+		return providers, nil, nil
+	}
+	meiliClient := meili.New(env.MeiliURL, env.MeiliAPIKey)
+	if err := meiliClient.Health(ctx); err != nil {
+		log.Printf("meilisearch at %s unreachable (%v): the embedded index answers until it is back", env.MeiliURL, err)
+	}
+	providers["meilisearch"] = meiliClient.Corpus(meili.CorpusIndex)
+	return providers, meiliClient, nil
+}
 
-	c, err := client.Dial(client.Options{HostPort: env.TemporalAddress, Namespace: env.TemporalNamespace})
+// newModel is the Ollama client with every stage's model and tuning; nil without OLLAMA_HOST.
+func newModel(env config.Env) (*llm.Client, error) {
+	if env.OllamaHost == "" {
+		return nil, nil
+	}
+	cfg := llm.DefaultConfig(env.OllamaHost, env.PlannerModel, env.ProducerModel, env.EvaluatorModel,
+		env.EmbedModel, env.VisionModel)
+	applyTuning(&cfg, env.Tuning)
+	m, err := llm.New(cfg, nil)
 	if err != nil {
-		return fmt.Errorf("cannot reach Temporal at %s: %w", env.TemporalAddress, err)
+		return nil, fmt.Errorf("ollama at %s: %w", env.OllamaHost, err)
 	}
-	defer c.Close()
+	return m, nil
+}
 
+// applyTuning sets the stage overrides config read from SATED_<STAGE>_* over the defaults.
+func applyTuning(cfg *llm.Config, t config.ModelTuning) {
+	for _, st := range []struct {
+		sc *llm.StageConfig
+		t  config.StageTuning
+	}{{&cfg.Planner, t.Planner}, {&cfg.Producer, t.Producer}, {&cfg.Evaluator, t.Evaluator}, {&cfg.Embedder, t.Embedder}, {&cfg.Vision, t.Vision}} {
+		if st.t.MaxTokens != nil {
+			st.sc.MaxTokens = *st.t.MaxTokens
+		}
+		if st.t.NumCtx != nil {
+			st.sc.NumCtx = *st.t.NumCtx
+		}
+		if st.t.Temperature != nil {
+			st.sc.Temperature = *st.t.Temperature
+		}
+	}
+}
+
+// openMemory opens the memory store, with the embedding model and Meilisearch when configured.
+func openMemory(ctx context.Context, env config.Env, model *llm.Client, meiliClient *meili.Client) (*memory.Store, error) {
+	opts := memory.Options{Dir: env.MemoryDir()}
+	if model != nil && model.Configured(llm.Embedder) {
+		opts.Embedder = ollamaEmbedder{model}
+		opts.EmbedderID = "ollama:" + env.EmbedModel
+	}
+	if meiliClient != nil {
+		opts.FullText = meiliClient.Memory(meili.MemoryIndex)
+	}
+	return memory.Open(ctx, opts)
+}
+
+// newWorkers registers one worker per task queue: research, one per search source, memory.
+func newWorkers(c client.Client, env config.Env, cl *clients) []worker.Worker {
+	acts := activities.NewActivities(cl.deps)
+	workers := []worker.Worker{researchWorker(c, env, acts, cl.model)}
+	for _, name := range keys(cl.deps.Providers) {
+		sw := worker.New(c, activities.SourceTaskQueue(name), worker.Options{
+			TaskQueueActivitiesPerSecond: activities.SourceRateLimits[name]})
+		registerSourceActivities(sw, acts)
+		workers = append(workers, sw)
+	}
+	if cl.memory != nil {
+		mw := worker.New(c, env.MemoryTaskQueue, worker.Options{})
+		mw.RegisterWorkflow(workflows.MemoryAdminWorkflow)
+		mw.RegisterActivity(activities.NewMemoryActivities(cl.memory))
+		workers = append(workers, mw)
+	}
+	return workers
+}
+
+// researchWorker serves the research queue: every workflow and the research and harness activities.
+func researchWorker(c client.Client, env config.Env, acts *activities.Activities, model *llm.Client) worker.Worker {
 	w := worker.New(c, env.TaskQueue, worker.Options{})
 	w.RegisterWorkflow(workflows.ResearchWorkflow)
-	acts := activities.NewActivities(deps)
 	w.RegisterActivity(acts)
 	// investigation mode: per-source loops, each provider's searches on its own rate-limited queue
 	w.RegisterWorkflow(workflows.InvestigationWorkflow)
@@ -169,27 +269,29 @@ func run(serveMemory bool) error {
 	w.RegisterWorkflow(workflows.HarnessCycleWorkflow)
 	w.RegisterWorkflow(workflows.ExpansionWorkflow)
 	var harnessModel activities.HarnessModel
-	if m, ok := deps.Model.(*llm.Client); ok {
-		harnessModel = m
+	if model != nil {
+		harnessModel = model
 	}
 	w.RegisterActivity(activities.NewHarnessActivities(env.HarnessDir(), c, env.TaskQueue, harnessModel))
-	workers := []worker.Worker{w}
-	for _, name := range keys(providers) {
-		sw := worker.New(c, activities.SourceTaskQueue(name), worker.Options{
-			TaskQueueActivitiesPerSecond: activities.SourceRateLimits[name]})
-		sw.RegisterActivity(acts)
-		workers = append(workers, sw)
-	}
-	if memStore != nil {
-		mw := worker.New(c, env.MemoryTaskQueue, worker.Options{})
-		mw.RegisterWorkflow(workflows.MemoryAdminWorkflow)
-		mw.RegisterActivity(activities.NewMemoryActivities(memStore))
-		workers = append(workers, mw)
-	}
+	return w
+}
 
-	log.Printf("sated worker: temporal %s, queue %s, data %s, providers %s, model %v",
-		env.TemporalAddress, env.TaskQueue, env.DataDir, strings.Join(keys(providers), ","), deps.Model != nil)
+// searchActivity is the name the workflows schedule on a source queue: the method name of
+// (*activities.Activities).Search, as registering the whole struct on the research queue gives.
+const searchActivity = "Search"
 
+// activityRegistry is where source activities are registered: a worker, or a test environment.
+type activityRegistry interface {
+	RegisterActivityWithOptions(a any, options activity.RegisterOptions)
+}
+
+// registerSourceActivities registers the one activity the source queues serve.
+func registerSourceActivities(r activityRegistry, acts *activities.Activities) {
+	r.RegisterActivityWithOptions(acts.Search, activity.RegisterOptions{Name: searchActivity})
+}
+
+// serve starts every worker and blocks until SIGINT or SIGTERM, then stops them.
+func serve(workers []worker.Worker) error {
 	for _, w := range workers {
 		if err := w.Start(); err != nil {
 			return err

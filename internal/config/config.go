@@ -1,13 +1,10 @@
-// Package config holds the research configuration with its defaults and validation, and the
-// process settings read from the environment by the worker and the starter.
+// Package config holds the research configuration with its defaults and validation (this file),
+// and the process settings read from the environment by the worker and the starter (env.go).
 package config
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
-	"time"
 )
 
 // Strategy names.
@@ -188,74 +185,3 @@ func ValidateQuestion(q string) error {
 	}
 	return nil
 }
-
-// Env is the process configuration shared by the worker and the starter.
-type Env struct {
-	TemporalAddress   string
-	TemporalNamespace string
-	TaskQueue         string // research workflows and activities
-	MemoryTaskQueue   string // memory activities, served by exactly one worker
-	DataDir           string // corpus index, search cache, memory, reports
-	OllamaHost        string // empty: no LLM configured
-	PlannerModel      string
-	ProducerModel     string
-	EvaluatorModel    string
-	EmbedModel        string
-	VisionModel       string
-	MeiliURL          string
-	MeiliAPIKey       string
-	SearxngURL        string
-	DuckDuckGoURL     string
-	FetchAllow        []string // hosts or CIDRs the page fetcher may reach despite being private
-	FetchTimeout      time.Duration
-}
-
-func getenv(k, def string) string {
-	if v := strings.TrimSpace(os.Getenv(k)); v != "" {
-		return v
-	}
-	return def
-}
-
-// FromEnv reads the process configuration. Every variable is documented in the README.
-func FromEnv() Env {
-	e := Env{
-		TemporalAddress:   getenv("TEMPORAL_ADDRESS", "localhost:7233"),
-		TemporalNamespace: getenv("TEMPORAL_NAMESPACE", "default"),
-		TaskQueue:         getenv("SATED_TASK_QUEUE", "sated-research"),
-		MemoryTaskQueue:   getenv("SATED_MEMORY_TASK_QUEUE", "sated-memory"),
-		DataDir:           getenv("SATED_DATA_DIR", ".sated"),
-		OllamaHost:        getenv("OLLAMA_HOST", ""),
-		PlannerModel:      getenv("SATED_PLANNER_MODEL", ""),
-		ProducerModel:     getenv("SATED_PRODUCER_MODEL", ""),
-		EvaluatorModel:    getenv("SATED_EVALUATOR_MODEL", ""),
-		EmbedModel:        getenv("SATED_EMBED_MODEL", ""),
-		VisionModel:       getenv("SATED_VISION_MODEL", ""),
-		MeiliURL:          getenv("MEILI_URL", ""),
-		MeiliAPIKey:       getenv("MEILI_API_KEY", ""),
-		SearxngURL:        getenv("SATED_SEARXNG_URL", ""),
-		DuckDuckGoURL:     getenv("SATED_DUCKDUCKGO_URL", "https://html.duckduckgo.com/html/"),
-		FetchTimeout:      20 * time.Second,
-	}
-	if v := getenv("SATED_FETCH_ALLOW", ""); v != "" {
-		for _, h := range strings.Split(v, ",") {
-			if h = strings.TrimSpace(h); h != "" {
-				e.FetchAllow = append(e.FetchAllow, h)
-			}
-		}
-	}
-	if d, err := time.ParseDuration(getenv("SATED_FETCH_TIMEOUT", "")); err == nil && d > 0 {
-		e.FetchTimeout = d
-	}
-	if abs, err := filepath.Abs(e.DataDir); err == nil {
-		e.DataDir = abs
-	}
-	return e
-}
-
-// Paths under the data directory.
-func (e Env) CorpusPath() string { return filepath.Join(e.DataDir, "corpus.db") }
-func (e Env) CachePath() string  { return filepath.Join(e.DataDir, "search-cache.db") }
-func (e Env) MemoryDir() string  { return filepath.Join(e.DataDir, "memory") }
-func (e Env) ReportDir() string  { return filepath.Join(e.DataDir, "reports") }
-func (e Env) HarnessDir() string { return filepath.Join(e.DataDir, "harness") }

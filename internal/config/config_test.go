@@ -68,16 +68,3 @@ func TestValidateQuestion(t *testing.T) {
 		}
 	}
 }
-
-func TestFromEnv(t *testing.T) {
-	t.Setenv("SATED_FETCH_ALLOW", " 127.0.0.1, 10.0.0.0/8 ,,")
-	t.Setenv("SATED_FETCH_TIMEOUT", "5s")
-	t.Setenv("TEMPORAL_ADDRESS", "")
-	e := FromEnv()
-	if len(e.FetchAllow) != 2 || e.FetchAllow[1] != "10.0.0.0/8" || e.FetchTimeout.Seconds() != 5 || e.TemporalAddress != "localhost:7233" {
-		t.Fatalf("%+v", e)
-	}
-	if !strings.HasPrefix(e.DataDir, "/") {
-		t.Fatalf("data dir must be absolute: %s", e.DataDir)
-	}
-}
