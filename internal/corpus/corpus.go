@@ -77,8 +77,9 @@ func parsePassageID(id string) (pageID string, ordinal int, ok bool) {
 
 // Index is an open corpus file; it is safe for concurrent use.
 type Index struct {
-	db   *sql.DB
-	path string
+	db    *sql.DB
+	path  string
+	stats rankStats
 
 	vocabOnce sync.Once // the vocabulary table is created on first use
 	vocabErr  error

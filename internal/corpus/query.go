@@ -23,31 +23,16 @@ func (x *Index) Search(ctx context.Context, query string, limit int) ([]search.R
 	if err != nil {
 		return nil, err
 	}
-	// Rank inside FTS5 first (ORDER BY rank lets it keep only the top rows), then join and
-	// read only the winners.
-	rows, err := x.db.QueryContext(ctx, `
-		WITH top AS (
-			SELECT rowid, rank FROM passages_fts WHERE passages_fts MATCH ? ORDER BY rank LIMIT ?)
-		SELECT `+passageColumns+`
-		FROM top JOIN passages p ON p.rowid = top.rowid JOIN docs d ON d.rowid = p.page
-		ORDER BY top.rank`, matchQuery(terms), limit)
+	ps, err := x.rankedPassages(ctx, terms, limit)
 	if err != nil {
 		return nil, fmt.Errorf("corpus %s: search %q: %w", x.path, query, err)
 	}
-	defer rows.Close()
-	var out []search.Result
-	for rows.Next() {
-		p, err := scanPassage(rows)
-		if err != nil {
-			return nil, fmt.Errorf("corpus %s: search %q: %w", x.path, query, err)
-		}
+	out := make([]search.Result, 0, len(ps))
+	for _, p := range ps {
 		out = append(out, search.Result{
 			URL: p.URL, Title: resultTitle(p.Title, p.Heading), Provider: "corpus", DocID: p.ID,
 			Snippet: snippet(p.Text, terms, search.MaxSnippetChars),
 		})
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("corpus %s: search %q: %w", x.path, query, err)
 	}
 	return out, nil
 }

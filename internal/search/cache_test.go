@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"testing"
@@ -145,4 +146,66 @@ func TestCacheRejectsBadInputAndCorruptFile(t *testing.T) {
 	require.NoError(t, os.WriteFile(bad, []byte(string(make([]byte, 8192))+"garbage"), 0o644))
 	_, err = OpenCache(bad, 0)
 	require.ErrorContains(t, err, bad)
+}
+
+func TestCacheKeyVersionAndLimit(t *testing.T) {
+	ctx := context.Background()
+	c, _ := openCache(t, filepath.Join(t.TempDir(), "cache.db"), 0)
+	three := []Result{cached[0], cached[1], {URL: "u:3", Provider: "corpus"}}
+	require.NoError(t, c.PutKey(ctx, Key{Provider: "corpus", Version: "g1", Query: "Go GC", Limit: 3}, three))
+	require.NoError(t, c.PutKey(ctx, Key{Provider: "corpus", Version: "g1", Query: "go gc", Limit: 1}, cached[1:]))
+	for _, tc := range []struct {
+		name string
+		key  Key
+		hit  bool
+		want []Result
+	}{
+		{"same key", Key{"corpus", "g1", "go gc?", 3}, true, three},
+		{"its own entry for a smaller limit", Key{"corpus", "g1", "go gc", 1}, true, cached[1:]},
+		{"a larger stored limit serves a smaller one", Key{"corpus", "g1", "go gc", 2}, true, three[:2]},
+		{"a larger limit than stored misses", Key{"corpus", "g1", "go gc", 5}, false, nil},
+		{"another version misses", Key{"corpus", "g2", "go gc", 3}, false, nil},
+		{"unversioned misses", Key{"corpus", "", "go gc", 3}, false, nil},
+		{"unknown limit only matches itself", Key{"corpus", "g1", "go gc", 0}, false, nil},
+		{"another provider misses", Key{"searxng", "g1", "go gc", 3}, false, nil},
+	} {
+		got, ok, err := c.GetKey(ctx, tc.key)
+		require.NoError(t, err, tc.name)
+		require.Equal(t, tc.hit, ok, tc.name)
+		require.Equal(t, tc.want, got, tc.name)
+	}
+
+	// a new version replaces the old one's entries
+	require.NoError(t, c.PutKey(ctx, Key{Provider: "corpus", Version: "g2", Query: "go gc", Limit: 3}, cached[:1]))
+	_, ok, err := c.GetKey(ctx, Key{"corpus", "g1", "go gc", 3})
+	require.NoError(t, err)
+	require.False(t, ok)
+	var n int
+	require.NoError(t, c.db.QueryRowContext(ctx, `SELECT count(*) FROM search_cache`).Scan(&n))
+	require.Equal(t, 1, n)
+	require.ErrorIs(t, c.PutKey(ctx, Key{Provider: "corpus", Query: "go", Limit: -1}, nil), ErrBadInput)
+
+	// Get and Put are the unversioned, unknown-limit key
+	require.NoError(t, c.Put(ctx, "searxng", "go gc", cached))
+	got, ok, err := c.GetKey(ctx, Key{Provider: "searxng", Query: "go gc"})
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, cached, got)
+}
+
+func TestCacheDropsAnUnversionedTable(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	db, err := sql.Open("sqlite", path)
+	require.NoError(t, err)
+	_, err = db.Exec(`CREATE TABLE search_cache (provider TEXT NOT NULL, query TEXT NOT NULL, results TEXT NOT NULL,
+		stored_at INTEGER NOT NULL, PRIMARY KEY (provider, query));
+		INSERT INTO search_cache VALUES ('corpus', 'go gc', '[]', 1)`)
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+	c, _ := openCache(t, path, 0)
+	_, ok, err := c.GetKey(ctx, Key{Provider: "corpus", Query: "go gc"})
+	require.NoError(t, err)
+	require.False(t, ok, "entries without a version are gone")
+	require.NoError(t, c.PutKey(ctx, Key{Provider: "corpus", Version: "g", Query: "go gc", Limit: 5}, nil))
 }

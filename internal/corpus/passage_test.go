@@ -1,0 +1,315 @@
+package corpus
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// prose is n words of filler with a marker word first.
+func prose(marker string, n int) string {
+	ws := []string{marker}
+	for i := 1; i < n; i++ {
+		ws = append(ws, fmt.Sprintf("w%d", i))
+	}
+	return strings.Join(ws, " ")
+}
+
+func TestSplitPassages(t *testing.T) {
+	type want struct {
+		heading, anchor, first string // first: the marker word the passage starts with
+		minWords, maxWords     int
+	}
+	for _, tc := range []struct {
+		name  string
+		title string
+		secs  []section
+		want  []want
+	}{
+		{
+			name:  "one passage per section, heading paths below the title",
+			title: "Guide",
+			secs: []section{
+				{level: 1, heading: "Guide", anchor: "top"},
+				{level: 2, heading: "Install", anchor: "install", text: prose("install", 100)},
+				{level: 3, heading: "On Linux", anchor: "linux", text: prose("linux", 100)},
+				{level: 2, heading: "Use", anchor: "use", text: prose("use", 100)},
+			},
+			want: []want{
+				{"Install", "install", "install", 100, 100},
+				{"Install > On Linux", "linux", "linux", 100, 100},
+				{"Use", "use", "use", 100, 100},
+			},
+		},
+		{
+			name:  "a tiny section joins the next, heading and all",
+			title: "Guide",
+			secs: []section{
+				{text: prose("intro", 20)},
+				{level: 2, heading: "Tiny", anchor: "tiny", text: prose("tiny", 10)},
+				{level: 2, heading: "Big", anchor: "big", text: prose("big", 200)},
+			},
+			want: []want{{"", "", "intro", 230, 234}}, // with the two merged heading lines
+		},
+		{
+			name:  "a long section splits at paragraphs, continuations keep the path and take the nearest id",
+			title: "Ref",
+			secs:  []section{{level: 2, heading: "API", anchor: "api", text: prose("a", 300) + "\n\n" + prose("b", 300) + "\n\n" + markOpen + "api.c" + markClose + prose("c", 300)}},
+			want: []want{
+				{"API", "api", "a", 300, 300},
+				{"API", "api", "b", 300, 300},
+				{"API", "api.c", "c", 300, 300},
+			},
+		},
+		{
+			name:  "a paragraph over the maximum splits between lines, then words",
+			title: "Log",
+			secs:  []section{{text: prose("x", 1000)}},
+			want:  []want{{"", "", "x", 400, 400}, {"", "", "w400", 400, 400}, {"", "", "w800", 200, 200}},
+		},
+		{
+			name:  "a small tail joins the passage before it",
+			title: "T",
+			secs: []section{
+				{level: 2, heading: "Main", anchor: "main", text: prose("main", 200)},
+				{level: 2, heading: "Notes", anchor: "notes", text: prose("notes", 30)},
+			},
+			want: []want{{"Main", "main", "main", 230, 232}},
+		},
+		{
+			name:  "a title-repeating h1 with a site suffix is left out of the path",
+			title: "sqlite3 — DB-API — Python 3.11 documentation",
+			secs: []section{
+				{level: 1, heading: "sqlite3 — DB-API", anchor: "module-sqlite3", text: prose("intro", 90)},
+				{level: 2, heading: "Tutorial", anchor: "tutorial", text: prose("tut", 90)},
+			},
+			want: []want{{"", "module-sqlite3", "intro", 90, 90}, {"Tutorial", "tutorial", "tut", 90, 90}},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := splitPassages(tc.title, tc.secs)
+			require.Len(t, got, len(tc.want))
+			for i, w := range tc.want {
+				p := got[i]
+				require.Equal(t, w.heading, p.heading, "passage %d", i)
+				require.Equal(t, w.anchor, p.anchor, "passage %d", i)
+				require.True(t, strings.HasPrefix(p.text, w.first+" "), "passage %d starts %.30q", i, p.text)
+				n := words(p.text)
+				require.GreaterOrEqual(t, n, w.minWords, "passage %d", i)
+				require.LessOrEqual(t, n, w.maxWords, "passage %d", i)
+				require.NotContains(t, p.text, markOpen, "markers never reach stored text")
+			}
+		})
+	}
+}
+
+func TestMarkdownSectionsAnchorsAndFences(t *testing.T) {
+	secs := markdownSections("Preface.\n\n# Title\n\nIntro.\n\n## Custom {#my-id}\n\nText.\n\n```sh\n# not a heading\nls *.go\n```\n\n### Go 1.22: What's New?\n\nMore.")
+	var got []string
+	for _, s := range secs {
+		got = append(got, fmt.Sprintf("%d|%s|%s", s.level, s.heading, s.anchor))
+	}
+	require.Equal(t, []string{"0||", "1|Title|title", "2|Custom|my-id", "3|Go 1.22: What's New?|go-122-whats-new"}, got)
+	require.Contains(t, secs[2].text, "# not a heading\nls *.go", "fenced code stays in its section, symbols and all")
+}
+
+const chromePage = `<!DOCTYPE html><html><head><title>Index Maintenance</title></head><body>
+<div class="navheader"><table><tr><td><a href="a.html">Prev</a></td><td><a href="b.html">Up</a></td>
+<td><a href="c.html">Home</a></td><td><a href="d.html">Next</a></td></tr></table></div>
+<div class="breadcrumbs"><a href="/">Docs</a> » <a href="/admin">Administration</a></div>
+<div role="navigation" class="side">sidebarsecret</div>
+<div class="sect1" id="ROUTINE-REINDEX"><div class="titlepage"><h2 class="title">71.2. Index Maintenance</h2></div>
+<div class="toc"><dl><dt>71.2.1. <a href="#x">Reindexing</a></dt><dt>71.2.2. <a href="#y">Bloat</a></dt></dl></div>
+<p>Indexes may need periodic rebuilding with <code>REINDEX</code> when they bloat.</p>
+<ul class="contents"><li><a href="1">One</a></li><li><a href="2">Two</a></li><li><a href="3">Three</a></li><li><a href="4">Four</a></li></ul>
+<pre>SELECT * FROM t WHERE a * 2 > b; -- keep the *</pre>
+<p><a name="old-anchor"></a>Prev Up Home Next</p>
+<h3><a id="REINDEX-CONCURRENTLY"></a>Concurrent rebuilds<a class="headerlink" href="#c">¶</a></h3>
+<p>Use REINDEX CONCURRENTLY to avoid locking out writes.</p>
+</div>
+<div class="navfooter">Prev Up Home Next footersecret</div>
+<footer>© 2024 footersecret2</footer>
+</body></html>`
+
+func TestExtractHTMLDropsChrome(t *testing.T) {
+	e, err := extract([]byte(chromePage), FormatHTML, "p.html")
+	require.NoError(t, err)
+	require.Equal(t, "Index Maintenance", e.title)
+	for _, chrome := range []string{"Prev", "Home", "Administration", "sidebarsecret", "Reindexing", "71.2.1", "Four", "footersecret", "¶"} {
+		require.NotContains(t, e.body, chrome)
+	}
+	require.Contains(t, e.body, "## 71.2. Index Maintenance")
+	require.Contains(t, e.body, "Indexes may need periodic rebuilding with REINDEX when they bloat.")
+	require.Contains(t, e.body, "SELECT * FROM t WHERE a * 2 > b; -- keep the *")
+	require.Contains(t, e.body, "### Concurrent rebuilds\n\nUse REINDEX CONCURRENTLY")
+
+	var anchors []string
+	for _, s := range e.sections {
+		anchors = append(anchors, s.anchor)
+	}
+	require.Equal(t, []string{"ROUTINE-REINDEX", "REINDEX-CONCURRENTLY"}, anchors, "the enclosing id, then the id inside the heading")
+
+	all, err := extractHTML([]byte(chromePage), allText)
+	require.NoError(t, err)
+	require.Contains(t, all.body, "Prev", "the old tag-list extractor keeps navigation: the comparison is real")
+}
+
+func TestIndexSkipsNonDocuments(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"doc.html":             "<html><head><title>Doc</title></head><body><p>real words here</p></body></html>",
+		"style.css":            "body { color: red }",
+		"app.js":               "function f() { return 1 }",
+		"app.min.js":           "var a=1",
+		"app.js.map":           `{"version":3,"sources":[]}`,
+		"logo.svg":             `<svg xmlns="http://www.w3.org/2000/svg"><text>logo</text></svg>`,
+		"noext-image":          "<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\"></svg>",
+		"font.woff2":           "wOF2\x00\x01",
+		"pic.png":              "\x89PNG\r\n\x1a\nxxxx",
+		"unnamed":              "GIF89a\x01\x00\x01\x00",
+		"bundle.zip":           "PK\x03\x04",
+		"_static/basic.txt":    "sphinx asset",
+		"_sources/doc.rst.txt": "Doc\n===\n\nreal words here",
+		"notes.txt":            "plain notes",
+	})
+	x := openTemp(t)
+	warned := map[string]string{}
+	st, err := x.IndexPaths(ctx, []string{dir}, IndexOptions{Warn: func(p string, err error) { warned[filepath.Base(p)] = err.Error() }})
+	require.NoError(t, err)
+	require.Equal(t, IndexStats{Added: 2, Skipped: 12}, st)
+	for _, name := range []string{"style.css", "app.js", "app.min.js", "app.js.map", "logo.svg", "font.woff2", "pic.png", "bundle.zip"} {
+		require.Contains(t, warned[name], "not a document", name)
+	}
+	require.Contains(t, warned["noext-image"], "SVG")
+	require.Contains(t, warned["unnamed"], "image/gif")
+	require.Contains(t, warned["_sources"], "Sphinx")
+}
+
+func TestDocumentAndPassageByPassageID(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"guide.html": `<html><head><title>Guide</title></head><body>
+<h1>Guide</h1><p>` + prose("opening", 120) + `</p>
+<h2 id="tuning">Tuning</h2><p>` + prose("pacer", 150) + `</p>
+<h2>Limits</h2><p>` + prose("memlimit", 150) + `</p></body></html>`})
+	x := openTemp(t)
+	_, err := x.IndexPaths(ctx, []string{dir}, IndexOptions{})
+	require.NoError(t, err)
+	pageURL := fileURL(filepath.Join(dir, "guide.html"))
+	pageID := DocID(pageURL)
+
+	res, err := x.Search(ctx, "pacer", 5)
+	require.NoError(t, err)
+	require.Len(t, res, 1)
+	require.Equal(t, pageURL+"#tuning", res[0].URL)
+	require.Equal(t, "Guide — Tuning", res[0].Title)
+	require.Equal(t, PassageID(pageID, 1), res[0].DocID)
+
+	d, err := x.Document(ctx, res[0].DocID)
+	require.NoError(t, err)
+	require.Equal(t, Document{ID: res[0].DocID, URL: pageURL + "#tuning", Title: "Guide — Tuning", Body: prose("pacer", 150), Format: FormatText}, d)
+
+	p, err := x.Passage(ctx, res[0].DocID)
+	require.NoError(t, err)
+	require.Equal(t, Passage{ID: res[0].DocID, PageID: pageID, URL: pageURL + "#tuning", Title: "Guide", Heading: "Tuning",
+		Anchor: "tuning", Text: prose("pacer", 150), Ordinal: 1}, p)
+	require.Equal(t, "Guide > Tuning", p.Path())
+
+	page, err := x.Document(ctx, pageID)
+	require.NoError(t, err)
+	require.Equal(t, pageURL, page.URL)
+	require.Contains(t, page.Body, "## Limits")
+
+	ps, err := x.Passages(ctx, pageID)
+	require.NoError(t, err)
+	var got []string
+	for _, p := range ps {
+		got = append(got, fmt.Sprintf("%d %s %s", p.Ordinal, p.Anchor, strings.Fields(p.Text)[0]))
+	}
+	require.Equal(t, []string{"0 guide opening", "1 tuning pacer", "2 limits memlimit"}, got, "in page order; a slug where a heading has no id")
+
+	for _, id := range []string{PassageID(pageID, 9), "nope:0", "nope"} {
+		_, err := x.Document(ctx, id)
+		require.ErrorIs(t, err, ErrNotFound, id)
+	}
+	_, err = x.Passage(ctx, pageID)
+	require.ErrorIs(t, err, ErrNotFound, "a page id is not a passage id")
+	_, err = x.Passages(ctx, "nope")
+	require.ErrorIs(t, err, ErrNotFound)
+
+	n, err := x.PassageCount(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 3, n)
+	n, err = x.Count(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, n, "Count is pages")
+}
+
+func TestVersionChangesOnlyWhenTheCorpusDoes(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a.md": "# A\n\nalpha", "b.txt": "beta"})
+	x := openTemp(t)
+	version := func() string {
+		v, err := x.Version(ctx)
+		require.NoError(t, err)
+		require.NotEmpty(t, v)
+		return v
+	}
+	empty := version()
+	_, err := x.IndexPaths(ctx, []string{dir}, IndexOptions{})
+	require.NoError(t, err)
+	v1 := version()
+	require.NotEqual(t, empty, v1, "adding changes it")
+
+	_, err = x.IndexPaths(ctx, []string{dir}, IndexOptions{})
+	require.NoError(t, err)
+	require.Equal(t, v1, version(), "a no-op re-index keeps it")
+	require.NoError(t, x.Add(ctx, Document{URL: fileURL(filepath.Join(dir, "b.txt")), Title: "b.txt", Body: "beta", Format: FormatText}))
+	require.Equal(t, v1, version(), "adding the same content keeps it")
+
+	writeFiles(t, dir, map[string]string{"b.txt": "gamma"})
+	_, err = x.IndexPaths(ctx, []string{dir}, IndexOptions{})
+	require.NoError(t, err)
+	v2 := version()
+	require.NotEqual(t, v1, v2, "replacing changes it")
+
+	require.NoError(t, x.Remove(ctx, DocID(fileURL(filepath.Join(dir, "a.md")))))
+	require.NotEqual(t, v2, version(), "removing changes it")
+	res, err := x.Search(ctx, "alpha", 5)
+	require.NoError(t, err)
+	require.Empty(t, res, "a removed page's passages leave the index")
+}
+
+func TestOpenMigratesWholeDocumentCorpus(t *testing.T) {
+	ctx := context.Background()
+	p := filepath.Join(t.TempDir(), "old.db")
+	db, err := openSQLite(p)
+	require.NoError(t, err)
+	_, err = db.Exec(`CREATE TABLE docs (rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, url TEXT NOT NULL,
+		title TEXT NOT NULL, body TEXT NOT NULL, format TEXT NOT NULL, hash TEXT NOT NULL);
+		CREATE VIRTUAL TABLE docs_fts USING fts5(title, body, content='docs', content_rowid='rowid');
+		INSERT INTO docs(id, url, title, body, format, hash) VALUES (?, 'u:old', 'Old', '# Old
+
+## Pacing
+
+the pacer runs', 'markdown', 'h')`, DocID("u:old"))
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+
+	x, err := Open(p)
+	require.NoError(t, err)
+	defer x.Close()
+	res, err := x.Search(ctx, "pacer", 5)
+	require.NoError(t, err)
+	require.Len(t, res, 1)
+	require.Equal(t, "u:old#pacing", res[0].URL)
+	var n int
+	require.NoError(t, x.db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name LIKE 'docs_%'`).Scan(&n))
+	require.Zero(t, n, "the whole-document index is gone")
+}
