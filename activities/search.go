@@ -11,10 +11,11 @@ import (
 	"github.com/sated-dev/sated/internal/search"
 )
 
-// SearchCache is the 24-hour search cache keyed by provider and normalized query.
+// SearchCache is the 24-hour search cache keyed by provider, the provider's index version,
+// normalized query and result limit: re-indexing the corpus invalidates what it cached.
 type SearchCache interface {
-	Get(ctx context.Context, provider, query string) ([]search.Result, bool, error)
-	Put(ctx context.Context, provider, query string, results []search.Result) error
+	GetKey(ctx context.Context, k search.Key) ([]search.Result, bool, error)
+	PutKey(ctx context.Context, k search.Key, results []search.Result) error
 }
 
 // SearchInput is one query to one provider. Question is carried so the activity can refuse to
@@ -53,8 +54,9 @@ func (a *Activities) Search(ctx context.Context, in SearchInput) (SearchOutput, 
 		}
 		return SearchOutput{}, unusable("search: unknown provider %q", in.Provider)
 	}
-	if a.cache != nil && !in.NoCache {
-		if rs, ok, err := a.cache.Get(ctx, in.Provider, q); err == nil && ok {
+	key, cacheable := a.cacheKey(ctx, p, in.Provider, q, in.Limit)
+	if cacheable && !in.NoCache {
+		if rs, ok, err := a.cache.GetKey(ctx, key); err == nil && ok {
 			if len(rs) > in.Limit {
 				rs = rs[:in.Limit]
 			}
@@ -83,12 +85,30 @@ func (a *Activities) Search(ctx context.Context, in SearchInput) (SearchOutput, 
 			rs[i].Provider = in.Provider
 		}
 	}
-	if a.cache != nil {
-		if err := a.cache.Put(ctx, in.Provider, q, rs); err != nil {
+	if cacheable {
+		if err := a.cache.PutKey(ctx, key, rs); err != nil {
 			activity.GetLogger(ctx).Warn("search cache write failed", "error", err)
 		}
 	}
 	return SearchOutput{Results: rs, Chars: chars(rs)}, nil
+}
+
+// cacheKey is the cache entry for a search; a provider whose index version cannot be read is
+// not cached, so a search never answers from an index that has since changed.
+func (a *Activities) cacheKey(ctx context.Context, p search.Provider, provider, q string, limit int) (search.Key, bool) {
+	if a.cache == nil {
+		return search.Key{}, false
+	}
+	k := search.Key{Provider: provider, Query: q, Limit: limit}
+	if v, ok := p.(search.Versioned); ok {
+		ver, err := v.Version(ctx)
+		if err != nil {
+			activity.GetLogger(ctx).Warn("search cache skipped: index version unreadable", "provider", provider, "error", err)
+			return k, false
+		}
+		k.Version = ver
+	}
+	return k, true
 }
 
 func chars(rs []search.Result) int {

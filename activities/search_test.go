@@ -109,3 +109,39 @@ func TestSearchOnAnEmptyCorpusSaysHowToFillIt(t *testing.T) {
 	require.Len(t, out.Results, 1)
 	require.NotEmpty(t, out.Results[0].DocID)
 }
+
+// A real corpus behind the cache: re-indexing it changes its version, so the next search
+// reads the new index instead of the cached answer; a larger limit is not served from a
+// smaller cached one.
+func TestSearchCacheFollowsTheCorpusVersionAndLimit(t *testing.T) {
+	dir := t.TempDir()
+	x, err := corpus.Open(filepath.Join(dir, "corpus.db"))
+	require.NoError(t, err)
+	defer x.Close()
+	cache, err := search.OpenCache(filepath.Join(dir, "cache.db"), search.CacheTTL)
+	require.NoError(t, err)
+	defer cache.Close()
+	ctx := context.Background()
+	require.NoError(t, x.Add(ctx, corpus.Document{URL: "file:///a.md", Title: "Checkpoints", Body: "A checkpoint copies the log into the database.", Format: corpus.FormatMarkdown}))
+	acts := NewActivities(Deps{Providers: map[string]search.Provider{"corpus": x}, Cache: cache})
+	in := SearchInput{Provider: "corpus", Query: "checkpoint log", Limit: 1}
+
+	first, err := runSearch(t, acts, in)
+	require.NoError(t, err)
+	require.False(t, first.Cached)
+	again, err := runSearch(t, acts, in)
+	require.NoError(t, err)
+	require.True(t, again.Cached)
+
+	require.NoError(t, x.Add(ctx, corpus.Document{URL: "file:///b.md", Title: "Log checkpoints", Body: "The checkpoint log grows until a checkpoint runs.", Format: corpus.FormatMarkdown}))
+	in.Limit = 5
+	after, err := runSearch(t, acts, in)
+	require.NoError(t, err)
+	require.False(t, after.Cached, "re-indexing invalidates the cached search")
+	require.Len(t, after.Results, 2)
+	in.Limit = 1
+	small, err := runSearch(t, acts, in)
+	require.NoError(t, err)
+	require.True(t, small.Cached, "a smaller limit is served from the larger cached answer")
+	require.Len(t, small.Results, 1)
+}
