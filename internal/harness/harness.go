@@ -1,6 +1,7 @@
 // Package harness holds the versioned evaluation harness: its definition and validation, the
-// one-way ratchet that only lets it become more rigorous, the application helpers, and the
-// directory store that archives every version.
+// one-way ratchet that only lets it become more rigorous, the application helpers, the
+// directory store that archives every version, and the saturation score of each evaluation
+// cycle that decides when the harness must grow.
 package harness
 
 import (
