@@ -211,11 +211,6 @@ type Page struct {
 	Text string `json:"text"`
 }
 
-// Cites reports whether a's text links to b's URL.
-func Cites(a, b Page) bool {
-	return cites(strings.ToLower(a.Text), search.NormalizeURL(b.URL))
-}
-
 // cites reports whether lowered text holds the normalized URL, with or without its scheme.
 func cites(lowered, normalized string) bool {
 	if normalized == "" {
