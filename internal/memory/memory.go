@@ -247,42 +247,13 @@ func (s *Store) Remember(ctx context.Context, obs []Observation) (WriteResult, e
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var res WriteResult
-	var keep []Observation
-	for _, o := range obs {
-		o.Fact = strings.TrimSpace(o.Fact)
-		if o.Fact == "" {
-			res.Skipped++
-			continue
-		}
-		if findings := ScanInjection(o.Fact + "\n" + strings.Join(o.Sources, "\n")); len(findings) > 0 {
-			if err := s.quarantine(o, findings); err != nil {
-				return res, err
-			}
-			res.Quarantined++
-			continue
-		}
-		if len(o.Fact) > MaxFactBytes {
-			o.Fact = truncate(o.Fact, MaxFactBytes)
-		}
-		o.ID = ObservationID(o.Fact)
-		if o.At.IsZero() {
-			o.At = time.Now().UTC()
-		}
-		keep = append(keep, o)
+	keep, err := s.admit(obs, &res)
+	if err != nil || len(keep) == 0 {
+		return res, err
 	}
-	if len(keep) == 0 {
-		return res, nil
-	}
-	texts := make([]string, len(keep))
-	for i, o := range keep {
-		texts[i] = o.Fact
-	}
-	vecs, err := s.embed.Embed(ctx, texts)
+	vecs, err := s.embedFacts(ctx, keep)
 	if err != nil {
-		return res, fmt.Errorf("embed observations: %w", err)
-	}
-	if len(vecs) != len(keep) {
-		return res, fmt.Errorf("embedder returned %d vectors for %d observations", len(vecs), len(keep))
+		return res, err
 	}
 	var stored []TextDoc
 	for i, o := range keep {
@@ -295,20 +266,9 @@ func (s *Store) Remember(ctx context.Context, obs []Observation) (WriteResult, e
 			res.Skipped++
 			continue
 		}
-		doc := TextDoc{ID: o.ID, Text: o.Fact, Task: o.Task}
-		// Full-text first: an entry there without a vector is never recalled, the reverse would be.
-		if err := s.local.Index(ctx, []TextDoc{doc}); err != nil {
-			return res, fmt.Errorf("memory directory %s: full-text write: %w", s.dir, err)
-		}
-		src, _ := json.Marshal(o.Sources)
-		err = s.col.AddDocument(ctx, chromem.Document{
-			ID:        o.ID,
-			Content:   o.Fact,
-			Embedding: v,
-			Metadata:  map[string]string{"task": o.Task, "sources": string(src), "at": o.At.UTC().Format(time.RFC3339Nano)},
-		})
+		doc, err := s.writeObservation(ctx, o, v)
 		if err != nil {
-			return res, fmt.Errorf("memory directory %s: vector write: %w", s.dir, err)
+			return res, err
 		}
 		stored = append(stored, doc)
 		res.IDs = append(res.IDs, o.ID)
@@ -324,6 +284,71 @@ func (s *Store) Remember(ctx context.Context, obs []Observation) (WriteResult, e
 		}
 	}
 	return res, nil
+}
+
+// admit drops empty observations, quarantines flagged ones and returns the rest trimmed,
+// capped, identified and timestamped, counting what it drops in res.
+func (s *Store) admit(obs []Observation, res *WriteResult) ([]Observation, error) {
+	var keep []Observation
+	for _, o := range obs {
+		o.Fact = strings.TrimSpace(o.Fact)
+		if o.Fact == "" {
+			res.Skipped++
+			continue
+		}
+		if findings := ScanInjection(o.Fact + "\n" + strings.Join(o.Sources, "\n")); len(findings) > 0 {
+			if err := s.quarantine(o, findings); err != nil {
+				return nil, err
+			}
+			res.Quarantined++
+			continue
+		}
+		if len(o.Fact) > MaxFactBytes {
+			o.Fact = truncate(o.Fact, MaxFactBytes)
+		}
+		o.ID = ObservationID(o.Fact)
+		if o.At.IsZero() {
+			o.At = time.Now().UTC()
+		}
+		keep = append(keep, o)
+	}
+	return keep, nil
+}
+
+// embedFacts embeds the observations' facts in one call, one vector each.
+func (s *Store) embedFacts(ctx context.Context, obs []Observation) ([][]float32, error) {
+	texts := make([]string, len(obs))
+	for i, o := range obs {
+		texts[i] = o.Fact
+	}
+	vecs, err := s.embed.Embed(ctx, texts)
+	if err != nil {
+		return nil, fmt.Errorf("embed observations: %w", err)
+	}
+	if len(vecs) != len(obs) {
+		return nil, fmt.Errorf("embedder returned %d vectors for %d observations", len(vecs), len(obs))
+	}
+	return vecs, nil
+}
+
+// writeObservation stores one observation in the full-text index and the vector collection.
+func (s *Store) writeObservation(ctx context.Context, o Observation, v []float32) (TextDoc, error) {
+	doc := TextDoc{ID: o.ID, Text: o.Fact, Task: o.Task}
+	// Full-text first: an entry there without a vector is never recalled, the reverse would be.
+	if err := s.local.Index(ctx, []TextDoc{doc}); err != nil {
+		return doc, fmt.Errorf("memory directory %s: full-text write: %w", s.dir, err)
+	}
+	src, _ := json.Marshal(o.Sources)
+	err := s.col.AddDocument(ctx, chromem.Document{
+		ID:        o.ID,
+		Content:   o.Fact,
+		Embedding: v,
+		Metadata:  map[string]string{"task": o.Task, "sources": string(src), "at": o.At.UTC().Format(time.RFC3339Nano)},
+	})
+	if err != nil {
+		return doc, fmt.Errorf("memory directory %s: vector write: %w", s.dir, err)
+	}
+	return doc, nil
 }
 
 // held reports whether the store already has this observation or a near-duplicate of it.
