@@ -423,45 +423,71 @@ func (s *Store) search(ctx context.Context, query string, k int, m mode) (Search
 			return SearchResult{}, err
 		}
 		res.FullText, res.Note = name, note
-		top := 0.0
-		for _, h := range hits {
-			top = max(top, h.Score)
-		}
-		for _, h := range hits {
-			if top > 0 {
-				text[h.ID] = h.Score / top
-			}
-		}
+		text = relativeScores(hits)
 		if m == modeText {
-			for _, h := range hits[:min(k, len(hits))] {
-				o, err := s.get(ctx, h.ID)
-				if err != nil {
-					continue // in the full-text index only (a write interrupted before the vector)
-				}
-				res.Hits = append(res.Hits, Hit{Observation: o, Text: text[h.ID], Score: TextWeight * text[h.ID]})
-			}
+			res.Hits = s.textHits(ctx, hits[:min(k, len(hits))], text)
 			return res, nil
 		}
 	}
-	qv, err := s.embed.Embed(ctx, []string{query})
+	hits, err := s.vectorHits(ctx, query, want, text)
 	if err != nil {
-		return SearchResult{}, fmt.Errorf("embed query: %w", err)
+		return SearchResult{}, err
 	}
-	if len(qv) != 1 {
-		return SearchResult{}, fmt.Errorf("embedder returned %d vectors for 1 query", len(qv))
-	}
-	cands, err := s.col.QueryEmbedding(ctx, normalize(qv[0]), want, nil, nil)
-	if err != nil {
-		return SearchResult{}, fmt.Errorf("memory directory %s: vector query: %w", s.dir, err)
-	}
-	for _, c := range cands {
-		h := Hit{Observation: fromDoc(c.ID, c.Content, c.Metadata), Vector: float64(c.Similarity), Text: text[c.ID]}
-		h.Score = h.Vector + TextWeight*h.Text
-		res.Hits = append(res.Hits, h)
-	}
+	res.Hits = hits
 	sort.SliceStable(res.Hits, func(i, j int) bool { return res.Hits[i].Score > res.Hits[j].Score })
 	res.Hits = res.Hits[:min(k, len(res.Hits))]
 	return res, nil
+}
+
+// relativeScores scales full-text scores by the best one, so they combine with similarities.
+func relativeScores(hits []TextHit) map[string]float64 {
+	text := map[string]float64{}
+	top := 0.0
+	for _, h := range hits {
+		top = max(top, h.Score)
+	}
+	for _, h := range hits {
+		if top > 0 {
+			text[h.ID] = h.Score / top
+		}
+	}
+	return text
+}
+
+// textHits answers a full-text-only search from the observations the hits name.
+func (s *Store) textHits(ctx context.Context, hits []TextHit, text map[string]float64) []Hit {
+	var out []Hit
+	for _, h := range hits {
+		o, err := s.get(ctx, h.ID)
+		if err != nil {
+			continue // in the full-text index only (a write interrupted before the vector)
+		}
+		out = append(out, Hit{Observation: o, Text: text[h.ID], Score: TextWeight * text[h.ID]})
+	}
+	return out
+}
+
+// vectorHits finds want nearest observations to the query, scored by similarity plus the
+// weighted full-text score, unsorted.
+func (s *Store) vectorHits(ctx context.Context, query string, want int, text map[string]float64) ([]Hit, error) {
+	qv, err := s.embed.Embed(ctx, []string{query})
+	if err != nil {
+		return nil, fmt.Errorf("embed query: %w", err)
+	}
+	if len(qv) != 1 {
+		return nil, fmt.Errorf("embedder returned %d vectors for 1 query", len(qv))
+	}
+	cands, err := s.col.QueryEmbedding(ctx, normalize(qv[0]), want, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("memory directory %s: vector query: %w", s.dir, err)
+	}
+	var out []Hit
+	for _, c := range cands {
+		h := Hit{Observation: fromDoc(c.ID, c.Content, c.Metadata), Vector: float64(c.Similarity), Text: text[c.ID]}
+		h.Score = h.Vector + TextWeight*h.Text
+		out = append(out, h)
+	}
+	return out, nil
 }
 
 // textSearch asks the remote full-text backend, falling back to the embedded index when it
