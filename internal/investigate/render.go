@@ -177,21 +177,25 @@ func writeClaims(b *strings.Builder, r Report) {
 }
 
 func writeActors(b *strings.Builder, r Report) {
-	if len(r.Actors) == 0 {
-		return
+	if len(r.Actors) > 0 {
+		b.WriteString("## Key actors\n\n")
 	}
-	b.WriteString("## Key actors\n\n")
 	for _, a := range r.Actors {
-		fmt.Fprintf(b, "### %s (%s)\n\n", a.Entity.Text, a.Entity.Kind)
-		fmt.Fprintf(b, "Why it matters: %s.\n\n", a.Why)
-		for _, s := range a.Profile {
-			fmt.Fprintf(b, "- %s\n", oneLine(s))
-		}
-		if a.Query != "" {
-			fmt.Fprintf(b, "- researched with %q: %d new result(s)%s\n", a.Query, a.New, errSuffix(a.Error))
-		}
-		b.WriteString("\n")
+		writeActor(b, a)
 	}
+}
+
+// writeActor renders one actor as a subsection: why it matters, its profile, its follow-up.
+func writeActor(b *strings.Builder, a Actor) {
+	fmt.Fprintf(b, "### %s (%s)\n\n", a.Entity.Text, a.Entity.Kind)
+	fmt.Fprintf(b, "Why it matters: %s.\n\n", a.Why)
+	for _, s := range a.Profile {
+		fmt.Fprintf(b, "- %s\n", oneLine(s))
+	}
+	if a.Query != "" {
+		fmt.Fprintf(b, "- researched with %q: %d new result(s)%s\n", a.Query, a.New, errSuffix(a.Error))
+	}
+	b.WriteString("\n")
 }
 
 func writeLeads(b *strings.Builder, r Report) {
