@@ -16,7 +16,6 @@ import (
 	"github.com/sated-dev/sated/internal/eval"
 	"github.com/sated-dev/sated/internal/harness"
 	"github.com/sated-dev/sated/internal/llm"
-	"github.com/sated-dev/sated/internal/saturation"
 )
 
 // HarnessModel is the narrow view of the model the harness uses: a judge and a proposer.
@@ -155,11 +154,11 @@ func (a *HarnessActivities) HarnessScoreRun(ctx context.Context, in HarnessScore
 
 // HarnessProposeInput is what an expansion proposes from.
 type HarnessProposeInput struct {
-	Harness    harness.Harness             `json:"harness"`
-	Benchmarks []saturation.BenchmarkScore `json:"benchmarks"`
-	Cycle      int                         `json:"cycle"`
-	Research   string                      `json:"research,omitempty"`
-	UseModel   bool                        `json:"use_model"`
+	Harness    harness.Harness          `json:"harness"`
+	Benchmarks []harness.BenchmarkScore `json:"benchmarks"`
+	Cycle      int                      `json:"cycle"`
+	Research   string                   `json:"research,omitempty"`
+	UseModel   bool                     `json:"use_model"`
 }
 
 // HarnessProposeOutput is the raw proposal, before the ratchet.
@@ -299,17 +298,17 @@ func (a *HarnessActivities) HarnessRestore(ctx context.Context, in HarnessRestor
 // HarnessRecordInput sends one cycle's metrics to the monitor, starting it when needed. The
 // names come from the workflows package, which this package cannot import.
 type HarnessRecordInput struct {
-	MonitorID    string             `json:"monitor_id"`
-	WorkflowType string             `json:"workflow_type"`
-	UpdateName   string             `json:"update_name"`
-	TaskQueue    string             `json:"task_queue,omitempty"`
-	Metrics      saturation.Metrics `json:"metrics"`
+	MonitorID    string          `json:"monitor_id"`
+	WorkflowType string          `json:"workflow_type"`
+	UpdateName   string          `json:"update_name"`
+	TaskQueue    string          `json:"task_queue,omitempty"`
+	Metrics      harness.Metrics `json:"metrics"`
 }
 
 // HarnessRecordCycle records a cycle in the monitor through update-with-start.
-func (a *HarnessActivities) HarnessRecordCycle(ctx context.Context, in HarnessRecordInput) (saturation.CycleResult, error) {
+func (a *HarnessActivities) HarnessRecordCycle(ctx context.Context, in HarnessRecordInput) (harness.CycleResult, error) {
 	if a.client == nil {
-		return saturation.CycleResult{}, badInput(nil, "no Temporal client to reach the monitor")
+		return harness.CycleResult{}, badInput(nil, "no Temporal client to reach the monitor")
 	}
 	if in.TaskQueue == "" {
 		in.TaskQueue = a.taskQueue
@@ -320,9 +319,9 @@ func (a *HarnessActivities) HarnessRecordCycle(ctx context.Context, in HarnessRe
 // RecordHarnessCycle validates metrics and records them in the monitor with update-with-start,
 // so the first record starts the monitor. The cycle id doubles as the update id: a retried
 // record is answered once. Used by the activity and by `starter harness record`.
-func RecordHarnessCycle(ctx context.Context, c client.Client, in HarnessRecordInput) (saturation.CycleResult, error) {
+func RecordHarnessCycle(ctx context.Context, c client.Client, in HarnessRecordInput) (harness.CycleResult, error) {
 	if err := in.Metrics.Validate(); err != nil {
-		return saturation.CycleResult{}, badInput(nil, "%v", err)
+		return harness.CycleResult{}, badInput(nil, "%v", err)
 	}
 	start := c.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
 		ID:                       in.MonitorID,
@@ -340,11 +339,11 @@ func RecordHarnessCycle(ctx context.Context, c client.Client, in HarnessRecordIn
 		},
 	})
 	if err != nil {
-		return saturation.CycleResult{}, fmt.Errorf("recording the cycle in %s: %w", in.MonitorID, err)
+		return harness.CycleResult{}, fmt.Errorf("recording the cycle in %s: %w", in.MonitorID, err)
 	}
-	var res saturation.CycleResult
+	var res harness.CycleResult
 	if err := h.Get(ctx, &res); err != nil {
-		return saturation.CycleResult{}, fmt.Errorf("monitor refused the cycle: %w", err)
+		return harness.CycleResult{}, fmt.Errorf("monitor refused the cycle: %w", err)
 	}
 	return res, nil
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/sated-dev/sated/internal/eval"
 	"github.com/sated-dev/sated/internal/harness"
 	"github.com/sated-dev/sated/internal/llm"
-	"github.com/sated-dev/sated/internal/saturation"
 )
 
 // harnessFakeModel answers GenerateJSON with canned JSON per stage.
@@ -122,7 +121,7 @@ func harnessPtr(f float64) *float64 { return &f }
 func TestHarnessPropose(t *testing.T) {
 	var a *HarnessActivities
 	dir, h := harnessTestStore(t)
-	in := HarnessProposeInput{Harness: h, Benchmarks: []saturation.BenchmarkScore{{ID: "gc", Score: 1}}, Cycle: 4, UseModel: true}
+	in := HarnessProposeInput{Harness: h, Benchmarks: []harness.BenchmarkScore{{ID: "gc", Score: 1}}, Cycle: 4, UseModel: true}
 	cases := []struct {
 		name, source, note string
 		model              HarnessModel
@@ -174,7 +173,7 @@ func TestHarnessCommitKeepsTheRatchet(t *testing.T) {
 }
 
 func TestRecordHarnessCycleRefusesBadMetrics(t *testing.T) {
-	_, err := RecordHarnessCycle(context.Background(), nil, HarnessRecordInput{Metrics: saturation.Metrics{CeilingRate: 2}})
+	_, err := RecordHarnessCycle(context.Background(), nil, HarnessRecordInput{Metrics: harness.Metrics{CeilingRate: 2}})
 	if err == nil || !strings.Contains(err.Error(), "ceiling_rate 2 not in [0,1]") {
 		t.Errorf("bad metrics: %v", err)
 	}

@@ -22,7 +22,6 @@ import (
 	"github.com/sated-dev/sated/internal/config"
 	"github.com/sated-dev/sated/internal/eval"
 	"github.com/sated-dev/sated/internal/harness"
-	"github.com/sated-dev/sated/internal/saturation"
 	"github.com/sated-dev/sated/workflows"
 )
 
@@ -195,7 +194,7 @@ func harnessImportCmd(_ context.Context, env config.Env, args []string) error {
 }
 
 // harnessReadMetrics reads and validates a metrics document before anything is dialled.
-func harnessReadMetrics(path string) (saturation.Metrics, error) {
+func harnessReadMetrics(path string) (harness.Metrics, error) {
 	var data []byte
 	var err error
 	if path == "-" {
@@ -204,11 +203,11 @@ func harnessReadMetrics(path string) (saturation.Metrics, error) {
 		data, err = os.ReadFile(path)
 	}
 	if err != nil {
-		return saturation.Metrics{}, err
+		return harness.Metrics{}, err
 	}
-	m, err := saturation.ParseMetrics(data)
+	m, err := harness.ParseMetrics(data)
 	if err != nil {
-		return saturation.Metrics{}, fmt.Errorf("%s: %v", path, err)
+		return harness.Metrics{}, fmt.Errorf("%s: %v", path, err)
 	}
 	if m.Source == "" {
 		m.Source = "external"
@@ -217,7 +216,7 @@ func harnessReadMetrics(path string) (saturation.Metrics, error) {
 }
 
 // harnessRecord records one cycle in the monitor, starting the monitor when needed.
-func harnessRecord(ctx context.Context, c client.Client, taskQueue string, m saturation.Metrics) (saturation.CycleResult, error) {
+func harnessRecord(ctx context.Context, c client.Client, taskQueue string, m harness.Metrics) (harness.CycleResult, error) {
 	return activities.RecordHarnessCycle(ctx, c, activities.HarnessRecordInput{
 		MonitorID: harnessMonitorID, WorkflowType: workflows.SaturationMonitorWorkflowName,
 		UpdateName: workflows.MonitorRecordUpdate, TaskQueue: taskQueue, Metrics: m,
@@ -244,7 +243,7 @@ func harnessJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func harnessPrintCycle(w io.Writer, r saturation.CycleResult) error {
+func harnessPrintCycle(w io.Writer, r harness.CycleResult) error {
 	dup := ""
 	if r.Duplicate {
 		dup = " (already recorded)"

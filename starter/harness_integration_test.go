@@ -21,7 +21,6 @@ import (
 	"github.com/sated-dev/sated/internal/corpus"
 	"github.com/sated-dev/sated/internal/eval"
 	"github.com/sated-dev/sated/internal/harness"
-	"github.com/sated-dev/sated/internal/saturation"
 	"github.com/sated-dev/sated/internal/search"
 	"github.com/sated-dev/sated/internal/testenv"
 	"github.com/sated-dev/sated/workflows"
@@ -215,7 +214,7 @@ func TestHarnessOnDevServer(t *testing.T) {
 	}
 
 	// A bad record is refused by the monitor's validator, even past the starter's own check.
-	bad := saturation.Metrics{CeilingRate: 3}
+	bad := harness.Metrics{CeilingRate: 3}
 	uh, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: harnessMonitorID, UpdateName: workflows.MonitorRecordUpdate,
 		Args: []any{bad}, WaitForStage: client.WorkflowUpdateStageCompleted})
 	if err == nil {
@@ -231,9 +230,9 @@ func TestHarnessOnDevServer(t *testing.T) {
 	if !l.Breakdown.Level.AtLeastHigh() {
 		last = 11
 	}
-	m := saturation.Metrics{CeilingRate: 1, RegressionPassRate: 1, ProposalPassRate: 1, AuditorUnanimity: 1,
-		Benchmarks: []saturation.BenchmarkScore{{ID: qs[0].ID, Score: 1}, {ID: qs[1].ID, Score: 0.99}}}
-	var res saturation.CycleResult
+	m := harness.Metrics{CeilingRate: 1, RegressionPassRate: 1, ProposalPassRate: 1, AuditorUnanimity: 1,
+		Benchmarks: []harness.BenchmarkScore{{ID: qs[0].ID, Score: 1}, {ID: qs[1].ID, Score: 0.99}}}
+	var res harness.CycleResult
 	for i := 2; i <= last; i++ {
 		m.CycleID = fmt.Sprintf("ext-%d", i)
 		if res, err = harnessRecord(ctx, c, tq, m); err != nil {
@@ -243,7 +242,7 @@ func TestHarnessOnDevServer(t *testing.T) {
 			t.Fatalf("cycle %d started an expansion early: %+v", i, res)
 		}
 	}
-	if res.Cycle != last || res.Decision != saturation.DecisionExpansion || res.ExpansionID == "" {
+	if res.Cycle != last || res.Decision != harness.DecisionExpansion || res.ExpansionID == "" {
 		t.Fatalf("cycle %d: %+v", last, res)
 	}
 	id := res.ExpansionID

@@ -11,7 +11,6 @@ import (
 	"github.com/sated-dev/sated/internal/config"
 	"github.com/sated-dev/sated/internal/eval"
 	"github.com/sated-dev/sated/internal/harness"
-	"github.com/sated-dev/sated/internal/saturation"
 )
 
 // harnessAct names the harness activities; only its method values are used.
@@ -101,8 +100,8 @@ func runHarnessTest(ctx workflow.Context, t harnessTest, gates harness.Gates, cf
 
 // CycleMetrics computes the five signals of a cycle from its scored runs and the previous
 // cycle's mean score (nil for the first cycle: delta 0).
-func CycleMetrics(results []BenchmarkResult, prevMean *float64) saturation.Metrics {
-	var m saturation.Metrics
+func CycleMetrics(results []BenchmarkResult, prevMean *float64) harness.Metrics {
+	var m harness.Metrics
 	n := float64(len(results))
 	if n == 0 {
 		return m
@@ -126,7 +125,7 @@ func CycleMetrics(results []BenchmarkResult, prevMean *float64) saturation.Metri
 				regPassed++
 			}
 		}
-		m.Benchmarks = append(m.Benchmarks, saturation.BenchmarkScore{ID: r.ID, Score: r.Score, Threshold: r.Threshold})
+		m.Benchmarks = append(m.Benchmarks, harness.BenchmarkScore{ID: r.ID, Score: r.Score, Threshold: r.Threshold})
 	}
 	mean := sum / n
 	m.MeanScore = &mean

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/mock"
 
 	"github.com/sated-dev/sated/activities"
-	"github.com/sated-dev/sated/internal/saturation"
+	"github.com/sated-dev/sated/internal/harness"
 )
 
 func TestCycleMetrics(t *testing.T) {
@@ -17,18 +17,18 @@ func TestCycleMetrics(t *testing.T) {
 		name    string
 		results []BenchmarkResult
 		prev    *float64
-		want    saturation.Metrics
+		want    harness.Metrics
 		mean    float64
 	}{
-		{"empty", nil, nil, saturation.Metrics{}, 0},
+		{"empty", nil, nil, harness.Metrics{}, 0},
 		{"mixed", []BenchmarkResult{
 			{ID: "a", Score: 1, Passed: true, Unanimous: true, Regression: true},
 			{ID: "b", Score: 0.96, Passed: true, Unanimous: false},
 			{ID: "c", Score: 0.95, Passed: false, Unanimous: true, Regression: true},
 			{ID: "d", Score: 0.29, Passed: false, Unanimous: true},
-		}, &prev, saturation.Metrics{CeilingRate: 0.5, RegressionPassRate: 0.5, ImprovementDelta: 0.3, ProposalPassRate: 0.5, AuditorUnanimity: 0.75}, 0.8},
+		}, &prev, harness.Metrics{CeilingRate: 0.5, RegressionPassRate: 0.5, ImprovementDelta: 0.3, ProposalPassRate: 0.5, AuditorUnanimity: 0.75}, 0.8},
 		{"no regression tests count as passing", []BenchmarkResult{{ID: "a", Score: 0.4}}, nil,
-			saturation.Metrics{RegressionPassRate: 1}, 0.4},
+			harness.Metrics{RegressionPassRate: 1}, 0.4},
 	}
 	for _, c := range cases {
 		got := CycleMetrics(c.results, c.prev)
@@ -53,9 +53,9 @@ func TestHarnessCycleWorkflow(t *testing.T) {
 	env.OnActivity(harnessAct.HarnessMonitorStatus, mock.Anything, mock.Anything).Return(activities.HarnessMonitorStatusOutput{Running: true, LastMeanScore: &prev}, nil)
 	var sent activities.HarnessRecordInput
 	env.OnActivity(harnessAct.HarnessRecordCycle, mock.Anything, mock.Anything).Return(
-		func(ctx context.Context, in activities.HarnessRecordInput) (saturation.CycleResult, error) {
+		func(ctx context.Context, in activities.HarnessRecordInput) (harness.CycleResult, error) {
 			sent = in
-			return saturation.CycleResult{Cycle: 7, Decision: saturation.DecisionContinue}, nil
+			return harness.CycleResult{Cycle: 7, Decision: harness.DecisionContinue}, nil
 		})
 	env.ExecuteWorkflow(HarnessCycleWorkflowName, HarnessCycleRequest{})
 	if err := env.GetWorkflowError(); err != nil {

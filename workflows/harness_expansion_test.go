@@ -16,7 +16,6 @@ import (
 	"github.com/sated-dev/sated/internal/eval"
 	"github.com/sated-dev/sated/internal/harness"
 	"github.com/sated-dev/sated/internal/llm"
-	"github.com/sated-dev/sated/internal/saturation"
 )
 
 // hxAnswers is what the stand-in research finds, by question.
@@ -114,7 +113,7 @@ func hxStatus(t *testing.T, env *testsuite.TestWorkflowEnvironment) ExpansionSta
 	return st
 }
 
-var hxCeilingScores = []saturation.BenchmarkScore{{ID: "gogc", Score: 1}, {ID: "memlimit", Score: 0.97}, {ID: "hb", Score: 0.5}}
+var hxCeilingScores = []harness.BenchmarkScore{{ID: "gogc", Score: 1}, {ID: "memlimit", Score: 0.97}, {ID: "hb", Score: 0.5}}
 
 func TestExpansionApprovedDeterministic(t *testing.T) {
 	env, store := hxEnv(t, nil)

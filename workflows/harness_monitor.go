@@ -7,7 +7,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/sated-dev/sated/internal/saturation"
+	"github.com/sated-dev/sated/internal/harness"
 )
 
 // monitor is the running state of SaturationMonitorWorkflow.
@@ -26,7 +26,7 @@ func SaturationMonitorWorkflow(ctx workflow.Context, in MonitorInput) error {
 		return err
 	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, MonitorRecordUpdate, m.record, workflow.UpdateHandlerOptions{
-		Validator: func(ctx workflow.Context, metrics saturation.Metrics) error { return metrics.Validate() },
+		Validator: func(ctx workflow.Context, metrics harness.Metrics) error { return metrics.Validate() },
 	}); err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func SaturationMonitorWorkflow(ctx workflow.Context, in MonitorInput) error {
 
 // record scores one cycle and acts on the decision. State changes happen before the only
 // blocking call (starting an expansion), so concurrent records cannot interleave them.
-func (m *monitor) record(ctx workflow.Context, metrics saturation.Metrics) (saturation.CycleResult, error) {
+func (m *monitor) record(ctx workflow.Context, metrics harness.Metrics) (harness.CycleResult, error) {
 	st := m.st
 	if metrics.CycleID != "" {
 		for i, id := range st.CycleIDs {
@@ -77,12 +77,12 @@ func (m *monitor) record(ctx workflow.Context, metrics saturation.Metrics) (satu
 	m.handled++
 	now := workflow.Now(ctx)
 	st.Cycles++
-	snap := saturation.Snapshot{Cycle: st.Cycles, At: now, Metrics: metrics}
-	window := saturation.Recent(append(append([]saturation.Snapshot(nil), st.Snapshots...), snap))
-	snap.Breakdown = saturation.Score(metrics, saturation.Deltas(window))
-	st.Snapshots = saturation.Prune(append(st.Snapshots, snap), now)
-	agg := saturation.AggregateOf(st.Snapshots)
-	res := saturation.CycleResult{Cycle: st.Cycles, Breakdown: snap.Breakdown, Aggregate: agg, Decision: saturation.Decide(agg)}
+	snap := harness.Snapshot{Cycle: st.Cycles, At: now, Metrics: metrics}
+	window := harness.Recent(append(append([]harness.Snapshot(nil), st.Snapshots...), snap))
+	snap.Breakdown = harness.Score(metrics, harness.Deltas(window))
+	st.Snapshots = harness.Prune(append(st.Snapshots, snap), now)
+	agg := harness.AggregateOf(st.Snapshots)
+	res := harness.CycleResult{Cycle: st.Cycles, Breakdown: snap.Breakdown, Aggregate: agg, Decision: harness.Decide(agg)}
 	if metrics.MeanScore != nil {
 		v := *metrics.MeanScore
 		st.LastMeanScore = &v
@@ -90,18 +90,18 @@ func (m *monitor) record(ctx workflow.Context, metrics saturation.Metrics) (satu
 	if len(metrics.Benchmarks) > 0 {
 		st.LastBenchmarks = metrics.Benchmarks
 	}
-	prev := saturation.DecisionContinue
+	prev := harness.DecisionContinue
 	if n := len(st.Recent); n > 0 {
 		prev = st.Recent[n-1].Decision
 	}
 
 	var start *ExpansionRequest
 	switch res.Decision {
-	case saturation.DecisionExpansion, saturation.DecisionUrgentExpansion:
-		urgent := res.Decision == saturation.DecisionUrgentExpansion
-		streak := saturation.HighStreak
+	case harness.DecisionExpansion, harness.DecisionUrgentExpansion:
+		urgent := res.Decision == harness.DecisionUrgentExpansion
+		streak := harness.HighStreak
 		if urgent {
-			streak = saturation.CriticalStreak
+			streak = harness.CriticalStreak
 		}
 		switch {
 		case st.OpenExpansion != "":
@@ -114,8 +114,8 @@ func (m *monitor) record(ctx workflow.Context, metrics saturation.Metrics) (satu
 			start = &ExpansionRequest{Cycle: st.Cycles, Urgent: urgent, Reason: string(res.Decision), Aggregate: agg,
 				Benchmarks: st.LastBenchmarks, MonitorID: workflow.GetInfo(ctx).WorkflowExecution.ID, ExpansionSettings: m.in.Expansion}
 		}
-	case saturation.DecisionFlagForReview:
-		if prev != saturation.DecisionFlagForReview {
+	case harness.DecisionFlagForReview:
+		if prev != harness.DecisionFlagForReview {
 			m.flag(ReviewFlag{At: now, Cycle: st.Cycles, Reason: fmt.Sprintf("rolling average %.2f with an increasing trend", agg.Average)})
 		}
 	}
@@ -182,7 +182,7 @@ func (m *monitor) flag(f ReviewFlag) {
 
 func (m *monitor) status() MonitorStatus {
 	st := m.st
-	s := MonitorStatus{Cycles: st.Cycles, Aggregate: saturation.AggregateOf(st.Snapshots), Decision: saturation.DecisionContinue,
+	s := MonitorStatus{Cycles: st.Cycles, Aggregate: harness.AggregateOf(st.Snapshots), Decision: harness.DecisionContinue,
 		OpenExpansion: st.OpenExpansion, Expansions: Summarize(st.Events), Events: st.Events, Flags: st.Flags,
 		LastMeanScore: st.LastMeanScore, Snapshots: len(st.Snapshots), Runs: st.Runs}
 	if n := len(st.Snapshots); n > 0 {

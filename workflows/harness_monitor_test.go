@@ -11,12 +11,12 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/sated-dev/sated/internal/saturation"
+	"github.com/sated-dev/sated/internal/harness"
 )
 
 // hxMonitorRun is the outcome of feeding a monitor a list of cycles.
 type hxMonitorRun struct {
-	results   []saturation.CycleResult
+	results   []harness.CycleResult
 	rejected  []error
 	status    MonitorStatus
 	next      MonitorInput // the continue-as-new input
@@ -25,7 +25,7 @@ type hxMonitorRun struct {
 
 // hxFeed runs a monitor from in, recording each metrics document every `every`, sending
 // events[i] just before record i, and letting the monitor continue as new after the last record.
-func hxFeed(t *testing.T, in MonitorInput, every time.Duration, metrics []saturation.Metrics, events map[int]ExpansionEvent) hxMonitorRun {
+func hxFeed(t *testing.T, in MonitorInput, every time.Duration, metrics []harness.Metrics, events map[int]ExpansionEvent) hxMonitorRun {
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
 	s.SetLogger(hxQuietLogger{})
@@ -59,7 +59,7 @@ func hxFeed(t *testing.T, in MonitorInput, every time.Duration, metrics []satura
 						t.Errorf("record %d: %v", i, err)
 						return
 					}
-					run.results = append(run.results, v.(saturation.CycleResult))
+					run.results = append(run.results, v.(harness.CycleResult))
 				},
 			}, m)
 		}, every*time.Duration(i+1))
@@ -83,8 +83,8 @@ func hxFeed(t *testing.T, in MonitorInput, every time.Duration, metrics []satura
 }
 
 // hxMetrics builds n cycles; delta(i) gives cycle i's improvement delta.
-func hxMetrics(n int, m saturation.Metrics, delta func(i int) float64) []saturation.Metrics {
-	out := make([]saturation.Metrics, n)
+func hxMetrics(n int, m harness.Metrics, delta func(i int) float64) []harness.Metrics {
+	out := make([]harness.Metrics, n)
 	for i := range out {
 		out[i] = m
 		out[i].CycleID = fmt.Sprintf("cycle-%d", i+1)
@@ -95,27 +95,27 @@ func hxMetrics(n int, m saturation.Metrics, delta func(i int) float64) []saturat
 	return out
 }
 
-var hxSaturated = saturation.Metrics{CeilingRate: 1, RegressionPassRate: 1, ProposalPassRate: 1, AuditorUnanimity: 1}
+var hxSaturated = harness.Metrics{CeilingRate: 1, RegressionPassRate: 1, ProposalPassRate: 1, AuditorUnanimity: 1}
 
 func TestMonitorUrgentExpansion(t *testing.T) {
 	// Improvement shrinking by 0.05 a cycle: from the fifth cycle the trend adds 0.10 and the
 	// score is 0.90 CRITICAL; before that 0.80 HIGH.
 	ms := hxMetrics(12, hxSaturated, func(i int) float64 { return 0.5 - 0.05*float64(i) })
-	ms[0].Benchmarks = []saturation.BenchmarkScore{{ID: "gc", Score: 0.99}}
+	ms[0].Benchmarks = []harness.BenchmarkScore{{ID: "gc", Score: 0.99}}
 	run := hxFeed(t, MonitorInput{}, time.Hour, ms, nil)
 	if len(run.results) != 12 {
 		t.Fatalf("%d results", len(run.results))
 	}
 	for i, r := range run.results[:9] {
-		if r.Decision != saturation.DecisionContinue || r.ExpansionID != "" {
+		if r.Decision != harness.DecisionContinue || r.ExpansionID != "" {
 			t.Errorf("cycle %d: %s with fewer than 10 cycles", i+1, r.Decision)
 		}
 	}
-	if l := run.results[3].Breakdown.Level; l != saturation.LevelHigh {
+	if l := run.results[3].Breakdown.Level; l != harness.LevelHigh {
 		t.Errorf("cycle 4 level %s", l)
 	}
 	r10 := run.results[9]
-	if r10.Breakdown.Level != saturation.LevelCritical || r10.Aggregate.ConsecutiveCritical != 6 || r10.Decision != saturation.DecisionUrgentExpansion {
+	if r10.Breakdown.Level != harness.LevelCritical || r10.Aggregate.ConsecutiveCritical != 6 || r10.Decision != harness.DecisionUrgentExpansion {
 		t.Errorf("cycle 10: %+v", r10)
 	}
 	if r10.ExpansionID != ExpansionID("default-test-workflow-id", 10) || len(run.expansion) != 1 || !run.expansion[0].Urgent || run.expansion[0].Benchmarks[0].ID != "gc" {
@@ -136,7 +136,7 @@ func TestMonitorExpansionAfterTenHigh(t *testing.T) {
 	events := map[int]ExpansionEvent{10: {ExpansionID: ExpansionID("default-test-workflow-id", 10), Kind: EventRejected, By: "ana", Reason: "not now"}}
 	run := hxFeed(t, MonitorInput{}, time.Hour, ms, events)
 	r10 := run.results[9]
-	if r10.Decision != saturation.DecisionExpansion || r10.Aggregate.ConsecutiveHigh != 10 || r10.Aggregate.ConsecutiveCritical != 0 || run.expansion[0].Urgent {
+	if r10.Decision != harness.DecisionExpansion || r10.Aggregate.ConsecutiveHigh != 10 || r10.Aggregate.ConsecutiveCritical != 0 || run.expansion[0].Urgent {
 		t.Fatalf("cycle 10: %+v", r10)
 	}
 	r11 := run.results[10]
@@ -154,13 +154,13 @@ func TestMonitorExpansionAfterTenHigh(t *testing.T) {
 
 func TestMonitorFlagsRisingAverage(t *testing.T) {
 	// score = 0.5 + 0.375*ceiling: ceiling 0.4 -> 0.8 over 12 cycles gives 0.65 -> 0.80.
-	ms := hxMetrics(12, saturation.Metrics{RegressionPassRate: 1, ProposalPassRate: 1, AuditorUnanimity: 1}, nil)
+	ms := hxMetrics(12, harness.Metrics{RegressionPassRate: 1, ProposalPassRate: 1, AuditorUnanimity: 1}, nil)
 	for i := range ms {
 		ms[i].CeilingRate = 0.4 + 0.4*float64(i)/11
 	}
 	run := hxFeed(t, MonitorInput{}, time.Hour, ms, nil)
 	r10 := run.results[9]
-	if r10.Decision != saturation.DecisionFlagForReview || r10.Aggregate.Trend != saturation.TrendIncreasing || r10.Aggregate.Average < 0.7 || r10.Aggregate.ConsecutiveHigh >= 10 {
+	if r10.Decision != harness.DecisionFlagForReview || r10.Aggregate.Trend != harness.TrendIncreasing || r10.Aggregate.Average < 0.7 || r10.Aggregate.ConsecutiveHigh >= 10 {
 		t.Fatalf("cycle 10: %+v", r10)
 	}
 	if len(run.expansion) != 0 {
@@ -172,14 +172,14 @@ func TestMonitorFlagsRisingAverage(t *testing.T) {
 }
 
 func TestMonitorContinuesRetainsAndRejects(t *testing.T) {
-	normal := saturation.Metrics{CeilingRate: 0.1, RegressionPassRate: 0.8, ProposalPassRate: 0.3, AuditorUnanimity: 0.5}
+	normal := harness.Metrics{CeilingRate: 0.1, RegressionPassRate: 0.8, ProposalPassRate: 0.3, AuditorUnanimity: 0.5}
 	ms := hxMetrics(12, normal, nil)
 	// A bad record between cycles is refused by the validator and changes nothing.
 	bad := ms[5]
 	bad.CeilingRate, bad.CycleID = 1.7, "bad"
-	ms = append(ms[:6], append([]saturation.Metrics{bad}, ms[6:]...)...)
+	ms = append(ms[:6], append([]harness.Metrics{bad}, ms[6:]...)...)
 	dup := ms[2] // the same cycle id again is answered from the first record
-	ms = append(ms[:9], append([]saturation.Metrics{dup}, ms[9:]...)...)
+	ms = append(ms[:9], append([]harness.Metrics{dup}, ms[9:]...)...)
 	mean := 0.42
 	ms[len(ms)-1].MeanScore = &mean
 	// Every 10 days: by the last record the first cycles are older than 90 days.
@@ -191,7 +191,7 @@ func TestMonitorContinuesRetainsAndRejects(t *testing.T) {
 		t.Errorf("duplicate record: %+v", d)
 	}
 	for _, r := range run.results {
-		if r.Decision != saturation.DecisionContinue || r.Breakdown.Level != saturation.LevelNormal {
+		if r.Decision != harness.DecisionContinue || r.Breakdown.Level != harness.LevelNormal {
 			t.Errorf("cycle %d: %s %s", r.Cycle, r.Decision, r.Breakdown.Level)
 		}
 	}
@@ -210,7 +210,7 @@ func TestMonitorContinuesRetainsAndRejects(t *testing.T) {
 	}
 	more := normal
 	more.CycleID = "cycle-13"
-	again := hxFeed(t, run.next, time.Hour, []saturation.Metrics{more}, nil)
+	again := hxFeed(t, run.next, time.Hour, []harness.Metrics{more}, nil)
 	if again.results[0].Cycle != 13 || again.next.State.Runs != 2 {
 		t.Errorf("after continue-as-new: %+v", again.results[0])
 	}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/sated-dev/sated/internal/config"
 	"github.com/sated-dev/sated/internal/harness"
-	"github.com/sated-dev/sated/internal/saturation"
 )
 
 // Names of the harness workflows, their handlers and the schedule, shared with the starter.
@@ -34,7 +33,7 @@ const (
 	MonitorDefaultRecordsPerRun = 500
 	MonitorMaxEvents            = 200
 	MonitorMaxFlags             = 100
-	MonitorRecentResults        = saturation.Window
+	MonitorRecentResults        = harness.Window
 	DefaultApprovalTimeout      = 30 * 24 * time.Hour
 )
 
@@ -57,17 +56,17 @@ type ExpansionSettings struct {
 
 // MonitorState is everything the monitor knows; it is carried whole across continue-as-new.
 type MonitorState struct {
-	Cycles             int                         `json:"cycles"`
-	Snapshots          []saturation.Snapshot       `json:"snapshots"`
-	Recent             []saturation.CycleResult    `json:"recent"`
-	CycleIDs           []string                    `json:"cycle_ids"` // of Recent, for duplicate records
-	Events             []ExpansionEvent            `json:"events"`
-	Flags              []ReviewFlag                `json:"flags"`
-	OpenExpansion      string                      `json:"open_expansion,omitempty"`
-	LastExpansionCycle int                         `json:"last_expansion_cycle,omitempty"`
-	LastMeanScore      *float64                    `json:"last_mean_score,omitempty"`
-	LastBenchmarks     []saturation.BenchmarkScore `json:"last_benchmarks,omitempty"`
-	Runs               int                         `json:"runs"` // continue-as-new generations
+	Cycles             int                      `json:"cycles"`
+	Snapshots          []harness.Snapshot       `json:"snapshots"`
+	Recent             []harness.CycleResult    `json:"recent"`
+	CycleIDs           []string                 `json:"cycle_ids"` // of Recent, for duplicate records
+	Events             []ExpansionEvent         `json:"events"`
+	Flags              []ReviewFlag             `json:"flags"`
+	OpenExpansion      string                   `json:"open_expansion,omitempty"`
+	LastExpansionCycle int                      `json:"last_expansion_cycle,omitempty"`
+	LastMeanScore      *float64                 `json:"last_mean_score,omitempty"`
+	LastBenchmarks     []harness.BenchmarkScore `json:"last_benchmarks,omitempty"`
+	Runs               int                      `json:"runs"` // continue-as-new generations
 }
 
 // Expansion event kinds.
@@ -114,17 +113,17 @@ type ReviewFlag struct {
 
 // MonitorStatus is what the status query answers.
 type MonitorStatus struct {
-	Cycles        int                  `json:"cycles"`
-	Latest        *saturation.Snapshot `json:"latest,omitempty"`
-	Aggregate     saturation.Aggregate `json:"aggregate"`
-	Decision      saturation.Decision  `json:"decision"`
-	OpenExpansion string               `json:"open_expansion,omitempty"`
-	Expansions    []ExpansionSummary   `json:"expansions"`
-	Events        []ExpansionEvent     `json:"events"`
-	Flags         []ReviewFlag         `json:"flags"`
-	LastMeanScore *float64             `json:"last_mean_score,omitempty"`
-	Snapshots     int                  `json:"snapshots"`
-	Runs          int                  `json:"runs"`
+	Cycles        int                `json:"cycles"`
+	Latest        *harness.Snapshot  `json:"latest,omitempty"`
+	Aggregate     harness.Aggregate  `json:"aggregate"`
+	Decision      harness.Decision   `json:"decision"`
+	OpenExpansion string             `json:"open_expansion,omitempty"`
+	Expansions    []ExpansionSummary `json:"expansions"`
+	Events        []ExpansionEvent   `json:"events"`
+	Flags         []ReviewFlag       `json:"flags"`
+	LastMeanScore *float64           `json:"last_mean_score,omitempty"`
+	Snapshots     int                `json:"snapshots"`
+	Runs          int                `json:"runs"`
 }
 
 // ExpansionSummary is one expansion's latest state, from the event log.
@@ -156,11 +155,11 @@ func Summarize(events []ExpansionEvent) []ExpansionSummary {
 
 // ExpansionRequest starts an expansion.
 type ExpansionRequest struct {
-	Cycle      int                         `json:"cycle"`
-	Urgent     bool                        `json:"urgent"`
-	Reason     string                      `json:"reason"`
-	Aggregate  saturation.Aggregate        `json:"aggregate"`
-	Benchmarks []saturation.BenchmarkScore `json:"benchmarks,omitempty"`
+	Cycle      int                      `json:"cycle"`
+	Urgent     bool                     `json:"urgent"`
+	Reason     string                   `json:"reason"`
+	Aggregate  harness.Aggregate        `json:"aggregate"`
+	Benchmarks []harness.BenchmarkScore `json:"benchmarks,omitempty"`
 	// MonitorID receives the expansion's events; empty sends none.
 	MonitorID string `json:"monitor_id,omitempty"`
 	ExpansionSettings
@@ -246,9 +245,9 @@ type BenchmarkResult struct {
 
 // HarnessCycleReport is the output of HarnessCycleWorkflow.
 type HarnessCycleReport struct {
-	HarnessVersion int                    `json:"harness_version"`
-	Warning        string                 `json:"warning,omitempty"`
-	Results        []BenchmarkResult      `json:"results"`
-	Metrics        saturation.Metrics     `json:"metrics"`
-	Recorded       saturation.CycleResult `json:"recorded"`
+	HarnessVersion int                 `json:"harness_version"`
+	Warning        string              `json:"warning,omitempty"`
+	Results        []BenchmarkResult   `json:"results"`
+	Metrics        harness.Metrics     `json:"metrics"`
+	Recorded       harness.CycleResult `json:"recorded"`
 }

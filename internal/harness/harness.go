@@ -1,6 +1,7 @@
 // Package harness holds the versioned evaluation harness: its definition and validation, the
-// one-way ratchet that only lets it become more rigorous, the application helpers, and the
-// directory store that archives every version.
+// one-way ratchet that only lets it become more rigorous, the application helpers, the
+// directory store that archives every version, and the saturation score of each evaluation
+// cycle that decides when the harness must grow.
 package harness
 
 import (
@@ -215,106 +216,151 @@ type Refusal struct {
 // Filter is the one-way ratchet: it keeps the changes of p that make current more rigorous and
 // refuses the rest with a reason.
 func Filter(current Harness, p Proposal) (Proposal, []Refusal) {
-	var ok Proposal
-	ok.Rationale = p.Rationale
-	var refused []Refusal
-	refuse := func(change, f string, a ...any) {
-		refused = append(refused, Refusal{Change: change, Reason: fmt.Sprintf(f, a...)})
-	}
-	ids := map[string]string{} // id -> kind, of current tests
+	f := newFilter(current)
+	f.ok.Rationale = p.Rationale
+	f.thresholds(p.ThresholdIncreases)
+	f.newBenchmarks(p.NewBenchmarks)
+	f.newEdgeCases(p.NewEdgeCases)
+	f.enables(p.EnableTests)
+	f.gates(p.Gates)
+	f.weakenings(p)
+	return f.ok, f.refused
+}
+
+// filter is one pass of the ratchet over a proposal: what it kept and what it refused.
+type filter struct {
+	current Harness
+	ids     map[string]string // id -> kind, of current and accepted new tests
+	raised  map[string]bool   // benchmarks whose threshold this proposal already raises
+	ok      Proposal
+	refused []Refusal
+}
+
+func newFilter(current Harness) *filter {
+	f := &filter{current: current, ids: map[string]string{}, raised: map[string]bool{}}
 	for _, b := range current.Benchmarks {
-		ids[b.ID] = "benchmark"
+		f.ids[b.ID] = "benchmark"
 	}
 	for _, e := range current.EdgeCases {
-		ids[e.ID] = "edge case"
+		f.ids[e.ID] = "edge case"
 	}
-	raised := map[string]bool{}
-	for _, t := range p.ThresholdIncreases {
+	return f
+}
+
+func (f *filter) refuse(change, format string, a ...any) {
+	f.refused = append(f.refused, Refusal{Change: change, Reason: fmt.Sprintf(format, a...)})
+}
+
+// thresholds keeps increases of existing thresholds, at most one per benchmark, up to 1.
+func (f *filter) thresholds(ts []ThresholdIncrease) {
+	for _, t := range ts {
 		change := fmt.Sprintf("threshold of %s to %g", t.BenchmarkID, t.Proposed)
-		b, found := current.Benchmark(t.BenchmarkID)
+		b, found := f.current.Benchmark(t.BenchmarkID)
 		switch {
 		case !found:
-			refuse(change, "no benchmark %q in harness v%d", t.BenchmarkID, current.Version)
-		case raised[t.BenchmarkID]:
-			refuse(change, "a second threshold change for %s in the same proposal", t.BenchmarkID)
+			f.refuse(change, "no benchmark %q in harness v%d", t.BenchmarkID, f.current.Version)
+		case f.raised[t.BenchmarkID]:
+			f.refuse(change, "a second threshold change for %s in the same proposal", t.BenchmarkID)
 		case math.IsNaN(t.Proposed) || t.Proposed > 1:
-			refuse(change, "threshold %g is above 1", t.Proposed)
+			f.refuse(change, "threshold %g is above 1", t.Proposed)
 		case t.Proposed < b.Threshold:
-			refuse(change, "lowers the threshold from %g: the harness only becomes more rigorous", b.Threshold)
+			f.refuse(change, "lowers the threshold from %g: the harness only becomes more rigorous", b.Threshold)
 		case t.Proposed == b.Threshold:
-			refuse(change, "leaves the threshold at %g", b.Threshold)
+			f.refuse(change, "leaves the threshold at %g", b.Threshold)
 		default:
 			t.Current = b.Threshold
-			raised[t.BenchmarkID] = true
-			ok.ThresholdIncreases = append(ok.ThresholdIncreases, t)
+			f.raised[t.BenchmarkID] = true
+			f.ok.ThresholdIncreases = append(f.ok.ThresholdIncreases, t)
 		}
 	}
-	for _, b := range p.NewBenchmarks {
+}
+
+// newBenchmarks keeps valid benchmarks with fresh ids, disabled until the cycle enables them.
+func (f *filter) newBenchmarks(bs []Benchmark) {
+	for _, b := range bs {
 		change := "new benchmark " + b.ID
-		if err := checkNew(ids, b.ID); err != nil {
-			refuse(change, "%v", err)
+		if err := checkNew(f.ids, b.ID); err != nil {
+			f.refuse(change, "%v", err)
 		} else if err := validateTest(b.Question, b.Gold, b.Threshold, true); err != nil {
-			refuse(change, "invalid: %v", err)
+			f.refuse(change, "invalid: %v", err)
 		} else {
-			ids[b.ID] = "benchmark"
+			f.ids[b.ID] = "benchmark"
 			b.Enabled = false
-			ok.NewBenchmarks = append(ok.NewBenchmarks, b)
+			f.ok.NewBenchmarks = append(f.ok.NewBenchmarks, b)
 		}
 	}
-	for _, e := range p.NewEdgeCases {
+}
+
+// newEdgeCases keeps described edge cases with fresh ids (valid tests when they carry a
+// question or gold), disabled until the cycle enables them.
+func (f *filter) newEdgeCases(es []EdgeCase) {
+	for _, e := range es {
 		change := "new edge case " + e.ID
 		var err error
-		if err = checkNew(ids, e.ID); err == nil && strings.TrimSpace(e.Description) == "" {
+		if err = checkNew(f.ids, e.ID); err == nil && strings.TrimSpace(e.Description) == "" {
 			err = fmt.Errorf("no description")
 		}
 		if err == nil && (e.Question != "" || len(e.Gold) > 0) {
 			err = validateTest(e.Question, e.Gold, e.Threshold, true)
 		}
 		if err != nil {
-			refuse(change, "%v", err)
+			f.refuse(change, "%v", err)
 		} else {
-			ids[e.ID] = "edge case"
+			f.ids[e.ID] = "edge case"
 			e.Enabled = false
-			ok.NewEdgeCases = append(ok.NewEdgeCases, e)
+			f.ok.NewEdgeCases = append(f.ok.NewEdgeCases, e)
 		}
 	}
-	for _, id := range p.EnableTests {
-		if _, found := ids[id]; !found {
-			refuse("enable "+id, "no test %q", id)
+}
+
+// enables keeps enabling any test the harness or this proposal has.
+func (f *filter) enables(ids []string) {
+	for _, id := range ids {
+		if _, found := f.ids[id]; !found {
+			f.refuse("enable "+id, "no test %q", id)
 		} else {
-			ok.EnableTests = append(ok.EnableTests, id)
+			f.ok.EnableTests = append(f.ok.EnableTests, id)
 		}
 	}
-	if g := p.Gates; g != nil {
-		var weak []string
-		if g.MinCitationValidity < current.Gates.MinCitationValidity {
-			weak = append(weak, fmt.Sprintf("min_citation_validity %g -> %g", current.Gates.MinCitationValidity, g.MinCitationValidity))
-		}
-		if g.MaxInvalidCitations > current.Gates.MaxInvalidCitations {
-			weak = append(weak, fmt.Sprintf("max_invalid_citations %d -> %d", current.Gates.MaxInvalidCitations, g.MaxInvalidCitations))
-		}
-		switch {
-		case len(weak) > 0:
-			refuse("gates", "weakens a gate (%s)", strings.Join(weak, ", "))
-		case g.MinCitationValidity > 1:
-			refuse("gates", "min_citation_validity %g is above 1", g.MinCitationValidity)
-		case g.MaxInvalidCitations < 0:
-			refuse("gates", "max_invalid_citations %d is negative", g.MaxInvalidCitations)
-		case *g != current.Gates:
-			gg := *g
-			ok.Gates = &gg
-		}
+}
+
+// gates keeps a gate change that tightens or keeps every gate and changes at least one.
+func (f *filter) gates(g *Gates) {
+	if g == nil {
+		return
 	}
+	cur := f.current.Gates
+	var weak []string
+	if g.MinCitationValidity < cur.MinCitationValidity {
+		weak = append(weak, fmt.Sprintf("min_citation_validity %g -> %g", cur.MinCitationValidity, g.MinCitationValidity))
+	}
+	if g.MaxInvalidCitations > cur.MaxInvalidCitations {
+		weak = append(weak, fmt.Sprintf("max_invalid_citations %d -> %d", cur.MaxInvalidCitations, g.MaxInvalidCitations))
+	}
+	switch {
+	case len(weak) > 0:
+		f.refuse("gates", "weakens a gate (%s)", strings.Join(weak, ", "))
+	case g.MinCitationValidity > 1:
+		f.refuse("gates", "min_citation_validity %g is above 1", g.MinCitationValidity)
+	case g.MaxInvalidCitations < 0:
+		f.refuse("gates", "max_invalid_citations %d is negative", g.MaxInvalidCitations)
+	case *g != cur:
+		gg := *g
+		f.ok.Gates = &gg
+	}
+}
+
+// weakenings refuses every removal, disabling and rewrite: they are listed only to be recorded.
+func (f *filter) weakenings(p Proposal) {
 	for _, id := range p.RemoveTests {
-		refuse("remove "+id, "removes a test: the harness only becomes more rigorous")
+		f.refuse("remove "+id, "removes a test: the harness only becomes more rigorous")
 	}
 	for _, id := range p.DisableTests {
-		refuse("disable "+id, "disables a test: the harness only becomes more rigorous")
+		f.refuse("disable "+id, "disables a test: the harness only becomes more rigorous")
 	}
 	for _, id := range p.RewriteTests {
-		refuse("rewrite "+id, "changes an existing test's question or gold facts; add a new test instead")
+		f.refuse("rewrite "+id, "changes an existing test's question or gold facts; add a new test instead")
 	}
-	return ok, refused
 }
 
 func checkNew(ids map[string]string, id string) error {
@@ -442,41 +488,8 @@ func Diff(current, next Harness) Proposal {
 	for _, e := range next.EdgeCases {
 		nextE[e.ID] = e
 	}
-	for _, b := range current.Benchmarks {
-		n, ok := nextB[b.ID]
-		switch {
-		case !ok:
-			p.RemoveTests = append(p.RemoveTests, b.ID)
-			continue
-		case n.Question != b.Question || fmt.Sprint(n.Gold) != fmt.Sprint(b.Gold):
-			p.RewriteTests = append(p.RewriteTests, b.ID)
-		}
-		if n.Threshold != b.Threshold {
-			p.ThresholdIncreases = append(p.ThresholdIncreases, ThresholdIncrease{BenchmarkID: b.ID, Current: b.Threshold, Proposed: n.Threshold, Rationale: "edited"})
-		}
-		if b.Enabled && !n.Enabled {
-			p.DisableTests = append(p.DisableTests, b.ID)
-		} else if !b.Enabled && n.Enabled {
-			p.EnableTests = append(p.EnableTests, b.ID)
-		}
-		delete(nextB, b.ID)
-	}
-	for _, e := range current.EdgeCases {
-		n, ok := nextE[e.ID]
-		switch {
-		case !ok:
-			p.RemoveTests = append(p.RemoveTests, e.ID)
-			continue
-		case n.Question != e.Question || fmt.Sprint(n.Gold) != fmt.Sprint(e.Gold) || n.Threshold < e.Threshold:
-			p.RewriteTests = append(p.RewriteTests, e.ID)
-		}
-		if e.Enabled && !n.Enabled {
-			p.DisableTests = append(p.DisableTests, e.ID)
-		} else if !e.Enabled && n.Enabled {
-			p.EnableTests = append(p.EnableTests, e.ID)
-		}
-		delete(nextE, e.ID)
-	}
+	p.diffBenchmarks(current.Benchmarks, nextB)
+	p.diffEdgeCases(current.EdgeCases, nextE)
 	for _, b := range next.Benchmarks {
 		if _, added := nextB[b.ID]; added {
 			p.NewBenchmarks = append(p.NewBenchmarks, b)
@@ -497,4 +510,49 @@ func Diff(current, next Harness) Proposal {
 		p.Gates = &g
 	}
 	return p
+}
+
+// diffBenchmarks records how each current benchmark changed in next, deleting it from next
+// so what remains there is new.
+func (p *Proposal) diffBenchmarks(current []Benchmark, next map[string]Benchmark) {
+	for _, b := range current {
+		n, ok := next[b.ID]
+		switch {
+		case !ok:
+			p.RemoveTests = append(p.RemoveTests, b.ID)
+			continue
+		case n.Question != b.Question || fmt.Sprint(n.Gold) != fmt.Sprint(b.Gold):
+			p.RewriteTests = append(p.RewriteTests, b.ID)
+		}
+		if n.Threshold != b.Threshold {
+			p.ThresholdIncreases = append(p.ThresholdIncreases, ThresholdIncrease{BenchmarkID: b.ID, Current: b.Threshold, Proposed: n.Threshold, Rationale: "edited"})
+		}
+		p.diffEnabled(b.ID, b.Enabled, n.Enabled)
+		delete(next, b.ID)
+	}
+}
+
+// diffEdgeCases is diffBenchmarks for edge cases, whose thresholds cannot be raised by a
+// proposal: a lowered one is a rewrite.
+func (p *Proposal) diffEdgeCases(current []EdgeCase, next map[string]EdgeCase) {
+	for _, e := range current {
+		n, ok := next[e.ID]
+		switch {
+		case !ok:
+			p.RemoveTests = append(p.RemoveTests, e.ID)
+			continue
+		case n.Question != e.Question || fmt.Sprint(n.Gold) != fmt.Sprint(e.Gold) || n.Threshold < e.Threshold:
+			p.RewriteTests = append(p.RewriteTests, e.ID)
+		}
+		p.diffEnabled(e.ID, e.Enabled, n.Enabled)
+		delete(next, e.ID)
+	}
+}
+
+func (p *Proposal) diffEnabled(id string, was, is bool) {
+	if was && !is {
+		p.DisableTests = append(p.DisableTests, id)
+	} else if !was && is {
+		p.EnableTests = append(p.EnableTests, id)
+	}
 }

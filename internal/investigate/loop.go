@@ -260,42 +260,8 @@ func NextQuery(c DecisionContext) (string, string) {
 			return q, "planned query for the hypothesis"
 		}
 	}
-	expand := func() string {
-		terms := plan.Terms(c.Hypothesis)
-		if len(terms) == 0 {
-			return ""
-		}
-		anchor := Salient(terms, 1)[0]
-		have := map[string]bool{}
-		for _, t := range terms {
-			have[strings.ToLower(t)] = true
-		}
-		for _, p := range prev {
-			for _, w := range strings.Fields(plan.Normalize(p)) {
-				have[w] = true
-			}
-		}
-		var extra []string
-		for _, title := range c.RecentTitles {
-			for _, t := range plan.Terms(title) {
-				lt := strings.ToLower(t)
-				if have[lt] || len(lt) < 3 || isNumber(lt) {
-					continue
-				}
-				have[lt] = true
-				extra = append(extra, t)
-				if len(extra) == 2 {
-					return anchor + " " + strings.Join(extra, " ")
-				}
-			}
-		}
-		if len(extra) > 0 {
-			return anchor + " " + strings.Join(extra, " ")
-		}
-		return ""
-	}
 	gap := plan.GapQuery(c.Hypothesis, c.Seen, c.Previous())
-	first, second := gap, expand()
+	first, second := gap, expansionQuery(c, prev)
 	firstWhy, secondWhy := "hypothesis terms the results do not cover yet", "new terms from the latest result titles"
 	if len(c.History)%2 == 1 {
 		first, second, firstWhy, secondWhy = second, first, secondWhy, firstWhy
@@ -307,6 +273,43 @@ func NextQuery(c DecisionContext) (string, string) {
 		return second, secondWhy
 	}
 	return "", ""
+}
+
+// expansionQuery anchors the hypothesis's most salient term with up to two terms from the
+// latest result titles that neither the hypothesis nor an earlier query used.
+func expansionQuery(c DecisionContext, prev []string) string {
+	terms := plan.Terms(c.Hypothesis)
+	if len(terms) == 0 {
+		return ""
+	}
+	anchor := Salient(terms, 1)[0]
+	have := map[string]bool{}
+	for _, t := range terms {
+		have[strings.ToLower(t)] = true
+	}
+	for _, p := range prev {
+		for _, w := range strings.Fields(plan.Normalize(p)) {
+			have[w] = true
+		}
+	}
+	var extra []string
+	for _, title := range c.RecentTitles {
+		for _, t := range plan.Terms(title) {
+			lt := strings.ToLower(t)
+			if have[lt] || len(lt) < 3 || isNumber(lt) {
+				continue
+			}
+			have[lt] = true
+			extra = append(extra, t)
+			if len(extra) == 2 {
+				return anchor + " " + strings.Join(extra, " ")
+			}
+		}
+	}
+	if len(extra) > 0 {
+		return anchor + " " + strings.Join(extra, " ")
+	}
+	return ""
 }
 
 func isNumber(s string) bool {

@@ -120,110 +120,150 @@ var tagMark = map[string]string{VerifiedOfficial: "✔ official", VerifiedMulti:
 // Markdown renders the report with an appendix of every query event, also as JSON.
 func Markdown(r Report) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Investigation: %s\n\n", oneLine(r.Question))
-	fmt.Fprintf(&b, "_%d unique results from %d queries (%d model calls); generated %s; run %s._\n\n",
+	writeHeader(&b, r)
+	writeFindings(&b, r)
+	writeClaims(&b, r)
+	writeActors(&b, r)
+	writeLeads(&b, r)
+	writeHypotheses(&b, r)
+	writeSources(&b, r)
+	writeNotes(&b, r)
+	writeAppendix(&b, r)
+	return b.String()
+}
+
+func writeHeader(b *strings.Builder, r Report) {
+	fmt.Fprintf(b, "# Investigation: %s\n\n", oneLine(r.Question))
+	fmt.Fprintf(b, "_%d unique results from %d queries (%d model calls); generated %s; run %s._\n\n",
 		len(r.Findings), r.Spend.SearchCalls, r.Spend.ModelCalls, r.GeneratedAt.Format(time.RFC3339), r.WorkflowID)
 	if r.StopReason != "" {
-		fmt.Fprintf(&b, "**Stopped early:** %s\n\n", r.StopReason)
+		fmt.Fprintf(b, "**Stopped early:** %s\n\n", r.StopReason)
 	}
+}
 
+func writeFindings(b *strings.Builder, r Report) {
 	b.WriteString("## Findings\n\n")
 	if len(r.Findings) == 0 {
 		b.WriteString("No source returned anything.\n\n")
 	}
 	for _, f := range r.Findings {
-		fmt.Fprintf(&b, "[%d] **%s** — %s  \n    found by %s\n", f.N, cellText(orUntitled(f.Title)), f.URL, strings.Join(f.SourcesOf(), ", "))
+		fmt.Fprintf(b, "[%d] **%s** — %s  \n    found by %s\n", f.N, cellText(orUntitled(f.Title)), f.URL, strings.Join(f.SourcesOf(), ", "))
 		if f.Snippet != "" {
-			fmt.Fprintf(&b, "    > %s\n", oneLine(f.Snippet))
+			fmt.Fprintf(b, "    > %s\n", oneLine(f.Snippet))
 		}
 	}
 	b.WriteString("\n")
+}
 
-	if len(r.Claims) > 0 {
-		b.WriteString("## Key claims and verification\n\n")
-		idx := map[string]int{}
-		for _, f := range r.Findings {
-			idx[f.Key] = f.N
-		}
-		for _, c := range r.Claims {
-			fmt.Fprintf(&b, "- %s %s — **%s**\n", oneLine(c.Text), cite(idx, c.URL), tagMark[c.Tag])
-			for _, x := range c.Contradictions {
-				fmt.Fprintf(&b, "  - contradicted by %s\n", x)
-			}
-			if len(c.Corroborations) > 0 {
-				fmt.Fprintf(&b, "  - corroborated by %s\n", strings.Join(c.Corroborations, ", "))
-			}
-		}
-		b.WriteString("\n")
+func writeClaims(b *strings.Builder, r Report) {
+	if len(r.Claims) == 0 {
+		return
 	}
+	b.WriteString("## Key claims and verification\n\n")
+	idx := map[string]int{}
+	for _, f := range r.Findings {
+		idx[f.Key] = f.N
+	}
+	for _, c := range r.Claims {
+		fmt.Fprintf(b, "- %s %s — **%s**\n", oneLine(c.Text), cite(idx, c.URL), tagMark[c.Tag])
+		for _, x := range c.Contradictions {
+			fmt.Fprintf(b, "  - contradicted by %s\n", x)
+		}
+		if len(c.Corroborations) > 0 {
+			fmt.Fprintf(b, "  - corroborated by %s\n", strings.Join(c.Corroborations, ", "))
+		}
+	}
+	b.WriteString("\n")
+}
 
+func writeActors(b *strings.Builder, r Report) {
 	if len(r.Actors) > 0 {
 		b.WriteString("## Key actors\n\n")
-		for _, a := range r.Actors {
-			fmt.Fprintf(&b, "### %s (%s)\n\n", a.Entity.Text, a.Entity.Kind)
-			fmt.Fprintf(&b, "Why it matters: %s.\n\n", a.Why)
-			for _, s := range a.Profile {
-				fmt.Fprintf(&b, "- %s\n", oneLine(s))
-			}
-			if a.Query != "" {
-				fmt.Fprintf(&b, "- researched with %q: %d new result(s)%s\n", a.Query, a.New, errSuffix(a.Error))
-			}
-			b.WriteString("\n")
-		}
 	}
-
-	if len(r.Leads) > 0 {
-		b.WriteString("## Breadcrumbs followed\n\n| lead | kind | mentions | query | source | new |\n|---|---|---|---|---|---|\n")
-		for _, l := range r.Leads {
-			fmt.Fprintf(&b, "| %s | %s | %d | %s | %s | %d%s |\n", cellText(l.Text), l.Kind, l.Count, cellText(l.Query), l.Source, l.New, errSuffix(l.Error))
-		}
-		b.WriteString("\n")
+	for _, a := range r.Actors {
+		writeActor(b, a)
 	}
+}
 
+// writeActor renders one actor as a subsection: why it matters, its profile, its follow-up.
+func writeActor(b *strings.Builder, a Actor) {
+	fmt.Fprintf(b, "### %s (%s)\n\n", a.Entity.Text, a.Entity.Kind)
+	fmt.Fprintf(b, "Why it matters: %s.\n\n", a.Why)
+	for _, s := range a.Profile {
+		fmt.Fprintf(b, "- %s\n", oneLine(s))
+	}
+	if a.Query != "" {
+		fmt.Fprintf(b, "- researched with %q: %d new result(s)%s\n", a.Query, a.New, errSuffix(a.Error))
+	}
+	b.WriteString("\n")
+}
+
+func writeLeads(b *strings.Builder, r Report) {
+	if len(r.Leads) == 0 {
+		return
+	}
+	b.WriteString("## Breadcrumbs followed\n\n| lead | kind | mentions | query | source | new |\n|---|---|---|---|---|---|\n")
+	for _, l := range r.Leads {
+		fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %d%s |\n", cellText(l.Text), l.Kind, l.Count, cellText(l.Query), l.Source, l.New, errSuffix(l.Error))
+	}
+	b.WriteString("\n")
+}
+
+func writeHypotheses(b *strings.Builder, r Report) {
 	b.WriteString("## Hypotheses\n\n")
 	for _, h := range r.Hypotheses {
-		fmt.Fprintf(&b, "- **%s** / %s — sources %s: %d new unique result(s)", cellText(h.Task), cellText(h.Hypothesis), strings.Join(h.Sources, ", "), h.NewUnique)
+		fmt.Fprintf(b, "- **%s** / %s — sources %s: %d new unique result(s)", cellText(h.Task), cellText(h.Hypothesis), strings.Join(h.Sources, ", "), h.NewUnique)
 		if h.Skipped != "" {
-			fmt.Fprintf(&b, " — skipped: %s", h.Skipped)
+			fmt.Fprintf(b, " — skipped: %s", h.Skipped)
 		}
 		if h.Coverage != nil {
-			fmt.Fprintf(&b, " — next: %s (%s)", map[bool]string{true: "continue", false: "stop"}[h.Coverage.Continue], h.Coverage.Reason)
+			fmt.Fprintf(b, " — next: %s (%s)", map[bool]string{true: "continue", false: "stop"}[h.Coverage.Continue], h.Coverage.Reason)
 		}
 		b.WriteString("\n")
 	}
+}
+
+// writeSources renders each source loop and each provider's health.
+func writeSources(b *strings.Builder, r Report) {
 	b.WriteString("\n## Sources\n\n| hypothesis | source | queries | unique | new overall | stopped because |\n|---|---|---|---|---|---|\n")
 	for _, l := range r.Loops {
 		why := l.StopReason
 		if l.Error != "" {
 			why += " — error: " + l.Error
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %s |\n", cellText(l.Hypothesis), l.Source, l.Queries, l.Unique, l.New, cellText(why))
+		fmt.Fprintf(b, "| %s | %s | %d | %d | %d | %s |\n", cellText(l.Hypothesis), l.Source, l.Queries, l.Unique, l.New, cellText(why))
 	}
 	b.WriteString("\n### Provider health\n\n| source | queries | failures | last error |\n|---|---|---|---|\n")
 	for _, h := range r.Health {
-		fmt.Fprintf(&b, "| %s | %d | %d | %s |\n", h.Source, h.Queries, h.Failures, cellText(h.LastError))
+		fmt.Fprintf(b, "| %s | %d | %d | %s |\n", h.Source, h.Queries, h.Failures, cellText(h.LastError))
 	}
 	b.WriteString("\n")
-	if len(r.Fallbacks) > 0 || len(r.Notes) > 0 {
-		b.WriteString("## Notes\n\n")
-		for _, s := range append(append([]string{}, r.Fallbacks...), r.Notes...) {
-			fmt.Fprintf(&b, "- %s\n", oneLine(s))
-		}
-		b.WriteString("\n")
-	}
+}
 
+func writeNotes(b *strings.Builder, r Report) {
+	if len(r.Fallbacks) == 0 && len(r.Notes) == 0 {
+		return
+	}
+	b.WriteString("## Notes\n\n")
+	for _, s := range append(append([]string{}, r.Fallbacks...), r.Notes...) {
+		fmt.Fprintf(b, "- %s\n", oneLine(s))
+	}
+	b.WriteString("\n")
+}
+
+// writeAppendix renders every query event as a table row and, whole, as JSON.
+func writeAppendix(b *strings.Builder, r Report) {
 	b.WriteString("## Appendix: query events\n\n| task | hypothesis | source | # | query | results | new | dup | new % | decider | reasoning |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, e := range r.Events {
 		reason := e.Reasoning
 		if e.Error != "" {
 			reason = "error: " + e.Error
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %d | %s | %d | %d | %d | %.0f | %s | %s |\n", cellText(e.Task), cellText(e.Hypothesis), e.Source, e.N,
+		fmt.Fprintf(b, "| %s | %s | %s | %d | %s | %d | %d | %d | %.0f | %s | %s |\n", cellText(e.Task), cellText(e.Hypothesis), e.Source, e.N,
 			cellText(e.Query), e.Results, e.New, e.Duplicates, e.Incremental, e.Decider, cellText(reason))
 	}
 	js, _ := json.MarshalIndent(r.Events, "", "  ")
-	fmt.Fprintf(&b, "\n```json\n%s\n```\n", js)
-	return b.String()
+	fmt.Fprintf(b, "\n```json\n%s\n```\n", js)
 }
 
 func cite(idx map[string]int, u string) string {

@@ -102,15 +102,6 @@ func Dates(text string) []string {
 	return out
 }
 
-// NormalizeDate normalises one date expression; ok is false when s holds no date.
-func NormalizeDate(s string) (string, bool) {
-	ds := Dates(s)
-	if len(ds) == 0 {
-		return "", false
-	}
-	return ds[0], true
-}
-
 // DatesAgree reports whether two normalised dates can be the same day: equal, or one is the
 // month of the other.
 func DatesAgree(a, b string) bool {
@@ -139,15 +130,6 @@ func Amounts(text string) []string {
 		out = appendOnce(out, cur+" "+strconv.FormatFloat(v, 'f', -1, 64))
 	}
 	return out
-}
-
-// NormalizeAmount normalises one amount expression; ok is false when s holds no amount.
-func NormalizeAmount(s string) (string, bool) {
-	as := Amounts(s)
-	if len(as) == 0 {
-		return "", false
-	}
-	return as[0], true
 }
 
 // NormalizeName folds case, spacing, punctuation and diacritics: "José  García" == "jose garcia".
@@ -205,17 +187,6 @@ func IsOfficial(raw string, domains []string) bool {
 	return false
 }
 
-// Page is a retrieved page as the independence check sees it.
-type Page struct {
-	URL  string `json:"url"`
-	Text string `json:"text"`
-}
-
-// Cites reports whether a's text links to b's URL.
-func Cites(a, b Page) bool {
-	return cites(strings.ToLower(a.Text), search.NormalizeURL(b.URL))
-}
-
 // cites reports whether lowered text holds the normalized URL, with or without its scheme.
 func cites(lowered, normalized string) bool {
 	if normalized == "" {
@@ -224,13 +195,6 @@ func cites(lowered, normalized string) bool {
 	n := strings.ToLower(normalized)
 	bare := strings.TrimPrefix(strings.TrimPrefix(n, "https://"), "http://")
 	return strings.Contains(lowered, n) || strings.Contains(bare, "/") && strings.Contains(lowered, bare)
-}
-
-// Independent reports whether two pages are independent witnesses: different sites (pages
-// without a site, like local files, are never independent of each other), not the same page,
-// and neither citing the other.
-func Independent(a, b Page) (bool, string) {
-	return independent(newWitness(a.URL, a.Text, nil), newWitness(b.URL, b.Text, nil))
 }
 
 // witness is a page with what the pairwise checks need computed once.

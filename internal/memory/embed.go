@@ -7,8 +7,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/ollama/ollama/api"
-
 	"github.com/sated-dev/sated/internal/chunk"
 )
 
@@ -91,34 +89,6 @@ func (e LexicalEmbedder) vector(text string) []float32 {
 		out[i] = float32(x / norm)
 	}
 	return out
-}
-
-// OllamaEmbedder embeds through Ollama's /api/embed (the endpoint chromem-go's own Ollama
-// function does not call).
-type OllamaEmbedder struct {
-	Client *api.Client
-	Model  string
-}
-
-// ID names the embedding space by model.
-func (e OllamaEmbedder) ID() string { return "ollama:" + e.Model }
-
-// Embed sends all texts in one request and normalises the vectors, as chromem-go requires.
-func (e OllamaEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	if len(texts) == 0 {
-		return nil, nil
-	}
-	resp, err := e.Client.Embed(ctx, &api.EmbedRequest{Model: e.Model, Input: texts})
-	if err != nil {
-		return nil, fmt.Errorf("ollama embed with %s: %w", e.Model, err)
-	}
-	if len(resp.Embeddings) != len(texts) {
-		return nil, fmt.Errorf("ollama embed with %s: %d vectors for %d texts", e.Model, len(resp.Embeddings), len(texts))
-	}
-	for i, v := range resp.Embeddings {
-		resp.Embeddings[i] = normalize(v)
-	}
-	return resp.Embeddings, nil
 }
 
 func normalize(v []float32) []float32 {

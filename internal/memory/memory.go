@@ -247,42 +247,13 @@ func (s *Store) Remember(ctx context.Context, obs []Observation) (WriteResult, e
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var res WriteResult
-	var keep []Observation
-	for _, o := range obs {
-		o.Fact = strings.TrimSpace(o.Fact)
-		if o.Fact == "" {
-			res.Skipped++
-			continue
-		}
-		if findings := ScanInjection(o.Fact + "\n" + strings.Join(o.Sources, "\n")); len(findings) > 0 {
-			if err := s.quarantine(o, findings); err != nil {
-				return res, err
-			}
-			res.Quarantined++
-			continue
-		}
-		if len(o.Fact) > MaxFactBytes {
-			o.Fact = truncate(o.Fact, MaxFactBytes)
-		}
-		o.ID = ObservationID(o.Fact)
-		if o.At.IsZero() {
-			o.At = time.Now().UTC()
-		}
-		keep = append(keep, o)
+	keep, err := s.admit(obs, &res)
+	if err != nil || len(keep) == 0 {
+		return res, err
 	}
-	if len(keep) == 0 {
-		return res, nil
-	}
-	texts := make([]string, len(keep))
-	for i, o := range keep {
-		texts[i] = o.Fact
-	}
-	vecs, err := s.embed.Embed(ctx, texts)
+	vecs, err := s.embedFacts(ctx, keep)
 	if err != nil {
-		return res, fmt.Errorf("embed observations: %w", err)
-	}
-	if len(vecs) != len(keep) {
-		return res, fmt.Errorf("embedder returned %d vectors for %d observations", len(vecs), len(keep))
+		return res, err
 	}
 	var stored []TextDoc
 	for i, o := range keep {
@@ -295,20 +266,9 @@ func (s *Store) Remember(ctx context.Context, obs []Observation) (WriteResult, e
 			res.Skipped++
 			continue
 		}
-		doc := TextDoc{ID: o.ID, Text: o.Fact, Task: o.Task}
-		// Full-text first: an entry there without a vector is never recalled, the reverse would be.
-		if err := s.local.Index(ctx, []TextDoc{doc}); err != nil {
-			return res, fmt.Errorf("memory directory %s: full-text write: %w", s.dir, err)
-		}
-		src, _ := json.Marshal(o.Sources)
-		err = s.col.AddDocument(ctx, chromem.Document{
-			ID:        o.ID,
-			Content:   o.Fact,
-			Embedding: v,
-			Metadata:  map[string]string{"task": o.Task, "sources": string(src), "at": o.At.UTC().Format(time.RFC3339Nano)},
-		})
+		doc, err := s.writeObservation(ctx, o, v)
 		if err != nil {
-			return res, fmt.Errorf("memory directory %s: vector write: %w", s.dir, err)
+			return res, err
 		}
 		stored = append(stored, doc)
 		res.IDs = append(res.IDs, o.ID)
@@ -324,6 +284,71 @@ func (s *Store) Remember(ctx context.Context, obs []Observation) (WriteResult, e
 		}
 	}
 	return res, nil
+}
+
+// admit drops empty observations, quarantines flagged ones and returns the rest trimmed,
+// capped, identified and timestamped, counting what it drops in res.
+func (s *Store) admit(obs []Observation, res *WriteResult) ([]Observation, error) {
+	var keep []Observation
+	for _, o := range obs {
+		o.Fact = strings.TrimSpace(o.Fact)
+		if o.Fact == "" {
+			res.Skipped++
+			continue
+		}
+		if findings := ScanInjection(o.Fact + "\n" + strings.Join(o.Sources, "\n")); len(findings) > 0 {
+			if err := s.quarantine(o, findings); err != nil {
+				return nil, err
+			}
+			res.Quarantined++
+			continue
+		}
+		if len(o.Fact) > MaxFactBytes {
+			o.Fact = truncate(o.Fact, MaxFactBytes)
+		}
+		o.ID = ObservationID(o.Fact)
+		if o.At.IsZero() {
+			o.At = time.Now().UTC()
+		}
+		keep = append(keep, o)
+	}
+	return keep, nil
+}
+
+// embedFacts embeds the observations' facts in one call, one vector each.
+func (s *Store) embedFacts(ctx context.Context, obs []Observation) ([][]float32, error) {
+	texts := make([]string, len(obs))
+	for i, o := range obs {
+		texts[i] = o.Fact
+	}
+	vecs, err := s.embed.Embed(ctx, texts)
+	if err != nil {
+		return nil, fmt.Errorf("embed observations: %w", err)
+	}
+	if len(vecs) != len(obs) {
+		return nil, fmt.Errorf("embedder returned %d vectors for %d observations", len(vecs), len(obs))
+	}
+	return vecs, nil
+}
+
+// writeObservation stores one observation in the full-text index and the vector collection.
+func (s *Store) writeObservation(ctx context.Context, o Observation, v []float32) (TextDoc, error) {
+	doc := TextDoc{ID: o.ID, Text: o.Fact, Task: o.Task}
+	// Full-text first: an entry there without a vector is never recalled, the reverse would be.
+	if err := s.local.Index(ctx, []TextDoc{doc}); err != nil {
+		return doc, fmt.Errorf("memory directory %s: full-text write: %w", s.dir, err)
+	}
+	src, _ := json.Marshal(o.Sources)
+	err := s.col.AddDocument(ctx, chromem.Document{
+		ID:        o.ID,
+		Content:   o.Fact,
+		Embedding: v,
+		Metadata:  map[string]string{"task": o.Task, "sources": string(src), "at": o.At.UTC().Format(time.RFC3339Nano)},
+	})
+	if err != nil {
+		return doc, fmt.Errorf("memory directory %s: vector write: %w", s.dir, err)
+	}
+	return doc, nil
 }
 
 // held reports whether the store already has this observation or a near-duplicate of it.
@@ -398,45 +423,71 @@ func (s *Store) search(ctx context.Context, query string, k int, m mode) (Search
 			return SearchResult{}, err
 		}
 		res.FullText, res.Note = name, note
-		top := 0.0
-		for _, h := range hits {
-			top = max(top, h.Score)
-		}
-		for _, h := range hits {
-			if top > 0 {
-				text[h.ID] = h.Score / top
-			}
-		}
+		text = relativeScores(hits)
 		if m == modeText {
-			for _, h := range hits[:min(k, len(hits))] {
-				o, err := s.get(ctx, h.ID)
-				if err != nil {
-					continue // in the full-text index only (a write interrupted before the vector)
-				}
-				res.Hits = append(res.Hits, Hit{Observation: o, Text: text[h.ID], Score: TextWeight * text[h.ID]})
-			}
+			res.Hits = s.textHits(ctx, hits[:min(k, len(hits))], text)
 			return res, nil
 		}
 	}
-	qv, err := s.embed.Embed(ctx, []string{query})
+	hits, err := s.vectorHits(ctx, query, want, text)
 	if err != nil {
-		return SearchResult{}, fmt.Errorf("embed query: %w", err)
+		return SearchResult{}, err
 	}
-	if len(qv) != 1 {
-		return SearchResult{}, fmt.Errorf("embedder returned %d vectors for 1 query", len(qv))
-	}
-	cands, err := s.col.QueryEmbedding(ctx, normalize(qv[0]), want, nil, nil)
-	if err != nil {
-		return SearchResult{}, fmt.Errorf("memory directory %s: vector query: %w", s.dir, err)
-	}
-	for _, c := range cands {
-		h := Hit{Observation: fromDoc(c.ID, c.Content, c.Metadata), Vector: float64(c.Similarity), Text: text[c.ID]}
-		h.Score = h.Vector + TextWeight*h.Text
-		res.Hits = append(res.Hits, h)
-	}
+	res.Hits = hits
 	sort.SliceStable(res.Hits, func(i, j int) bool { return res.Hits[i].Score > res.Hits[j].Score })
 	res.Hits = res.Hits[:min(k, len(res.Hits))]
 	return res, nil
+}
+
+// relativeScores scales full-text scores by the best one, so they combine with similarities.
+func relativeScores(hits []TextHit) map[string]float64 {
+	text := map[string]float64{}
+	top := 0.0
+	for _, h := range hits {
+		top = max(top, h.Score)
+	}
+	for _, h := range hits {
+		if top > 0 {
+			text[h.ID] = h.Score / top
+		}
+	}
+	return text
+}
+
+// textHits answers a full-text-only search from the observations the hits name.
+func (s *Store) textHits(ctx context.Context, hits []TextHit, text map[string]float64) []Hit {
+	var out []Hit
+	for _, h := range hits {
+		o, err := s.get(ctx, h.ID)
+		if err != nil {
+			continue // in the full-text index only (a write interrupted before the vector)
+		}
+		out = append(out, Hit{Observation: o, Text: text[h.ID], Score: TextWeight * text[h.ID]})
+	}
+	return out
+}
+
+// vectorHits finds want nearest observations to the query, scored by similarity plus the
+// weighted full-text score, unsorted.
+func (s *Store) vectorHits(ctx context.Context, query string, want int, text map[string]float64) ([]Hit, error) {
+	qv, err := s.embed.Embed(ctx, []string{query})
+	if err != nil {
+		return nil, fmt.Errorf("embed query: %w", err)
+	}
+	if len(qv) != 1 {
+		return nil, fmt.Errorf("embedder returned %d vectors for 1 query", len(qv))
+	}
+	cands, err := s.col.QueryEmbedding(ctx, normalize(qv[0]), want, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("memory directory %s: vector query: %w", s.dir, err)
+	}
+	var out []Hit
+	for _, c := range cands {
+		h := Hit{Observation: fromDoc(c.ID, c.Content, c.Metadata), Vector: float64(c.Similarity), Text: text[c.ID]}
+		h.Score = h.Vector + TextWeight*h.Text
+		out = append(out, h)
+	}
+	return out, nil
 }
 
 // textSearch asks the remote full-text backend, falling back to the embedded index when it

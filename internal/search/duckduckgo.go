@@ -11,17 +11,14 @@ import (
 	"github.com/PuerkitoBio/goquery"
 )
 
-// DuckDuckGoHTML is the endpoint of DuckDuckGo's script-free results page.
-const DuckDuckGoHTML = "https://html.duckduckgo.com/html/"
-
 // duckduckgo scrapes DuckDuckGo's HTML results page.
 type duckduckgo struct {
 	endpoint string
 	client   *http.Client
 }
 
-// NewDuckDuckGo returns a provider posting queries to endpoint (DuckDuckGoHTML in
-// production); a nil client means one with a 30s timeout.
+// NewDuckDuckGo returns a provider posting queries to endpoint (DuckDuckGo's
+// script-free results page in production); a nil client means one with a 30s timeout.
 func NewDuckDuckGo(endpoint string, client *http.Client) Provider {
 	return &duckduckgo{endpoint: endpoint, client: orDefault(client)}
 }

@@ -1,4 +1,6 @@
-package deploy
+// The compose tests check that docker-compose.yml and worker/Dockerfile stay wired to what
+// the worker actually reads, so a new setting cannot ship unconfigured.
+package main_test
 
 import (
 	"bufio"
@@ -16,7 +18,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-const root = "../.."
+const root = ".."
 
 type composeFile struct {
 	Services map[string]service `yaml:"services"`

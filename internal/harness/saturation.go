@@ -1,6 +1,8 @@
-// Package saturation holds the pure math of the harness saturation monitor: the score of one
-// cycle's signals, its level, the rolling aggregate over recent cycles and the decision.
-package saturation
+package harness
+
+// The pure math of the harness saturation monitor: the score of one cycle's signals, its
+// level, the rolling aggregate over recent cycles and the decision. Research saturation is
+// novelty.Gate; this scores the evaluation harness itself.
 
 import (
 	"encoding/json"
