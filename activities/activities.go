@@ -35,9 +35,6 @@ type Deps struct {
 	Fetcher   PageFetcher
 	Model     Model
 	ReportDir string
-	// Deprecated: unused; journal through NewJournalInterceptor on the client or worker.
-	// Kept so the worker compiles until it wires the interceptor.
-	Journal Journal
 	// MemoryQueue is the memory task queue; empty disables memory for research runs.
 	MemoryQueue string
 }

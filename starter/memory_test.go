@@ -72,8 +72,8 @@ func TestPrintMemoryResult(t *testing.T) {
 
 	b.Reset()
 	require.NoError(t, printMemoryResult(&b, workflows.MemoryAdminResult{Op: "stats", Stats: &activities.MemoryStatsOutput{
-		Count: 3, Quarantined: 1, Dir: "/d", Embedder: "lexical-hash-v1-256", Backends: []string{"chromem-go", "sqlite-fts5"}}}, false))
-	require.Equal(t, "3 observations, 1 quarantined\ndirectory: /d\nembedder:  lexical-hash-v1-256\nbackends:  chromem-go, sqlite-fts5\n", b.String())
+		Count: 3, Quarantined: 1, Dir: "/d", Embedder: "lexical-hash-v2-256", Backends: []string{"chromem-go", "sqlite-fts5"}}}, false))
+	require.Equal(t, "3 observations, 1 quarantined\ndirectory: /d\nembedder:  lexical-hash-v2-256\nbackends:  chromem-go, sqlite-fts5\n", b.String())
 
 	b.Reset()
 	require.NoError(t, printMemoryResult(&b, workflows.MemoryAdminResult{Op: "forget", Forget: &activities.MemoryForgetOutput{Removed: 2}}, true))

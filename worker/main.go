@@ -16,6 +16,8 @@ import (
 	"sync"
 	"syscall"
 
+	"go.temporal.io/sdk/interceptor"
+
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
@@ -77,7 +79,8 @@ func run(serveMemory bool) error {
 		return err
 	}
 	defer cl.close()
-	c, err := client.Dial(client.Options{HostPort: env.TemporalAddress, Namespace: env.TemporalNamespace})
+	c, err := client.Dial(client.Options{HostPort: env.TemporalAddress, Namespace: env.TemporalNamespace,
+		Interceptors: cl.interceptors})
 	if err != nil {
 		return fmt.Errorf("cannot reach Temporal at %s: %w", env.TemporalAddress, err)
 	}
@@ -90,10 +93,12 @@ func run(serveMemory bool) error {
 
 // clients are what the activities stand on: stores, search providers, the model, the journal.
 type clients struct {
-	deps    activities.Deps
-	model   *llm.Client   // nil without OLLAMA_HOST
-	memory  *memory.Store // nil when this worker does not serve the memory queue
-	closers []func() error
+	deps  activities.Deps
+	model *llm.Client // nil without OLLAMA_HOST
+	// interceptors journal completed activities for the crash test (SATED_ACTIVITY_JOURNAL)
+	interceptors []interceptor.ClientInterceptor
+	memory       *memory.Store // nil when this worker does not serve the memory queue
+	closers      []func() error
 }
 
 // openClients opens everything, or nothing: on an error what was opened is closed again.
@@ -143,7 +148,7 @@ func (cl *clients) open(ctx context.Context, env config.Env, serveMemory bool) e
 			return fmt.Errorf("activity journal %s: %w", p, err)
 		}
 		cl.closers = append(cl.closers, f.Close)
-		cl.deps.Journal = &fileJournal{f: f}
+		cl.interceptors = append(cl.interceptors, activities.NewJournalInterceptor(&fileJournal{f: f}))
 	}
 	if !serveMemory {
 		return nil

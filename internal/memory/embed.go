@@ -26,7 +26,7 @@ const DefaultLexicalDims = 256
 type LexicalEmbedder struct{ Dims int }
 
 // ID names the embedding space; vectors from different IDs must never be mixed in one store.
-func (e LexicalEmbedder) ID() string { return fmt.Sprintf("lexical-hash-v1-%d", e.dims()) }
+func (e LexicalEmbedder) ID() string { return fmt.Sprintf("lexical-hash-v2-%d", e.dims()) }
 
 func (e LexicalEmbedder) dims() int {
 	if e.Dims <= 0 {

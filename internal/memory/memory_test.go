@@ -209,7 +209,7 @@ func TestDamagedDirectories(t *testing.T) {
 		{"manifest lost", func(t *testing.T, dir string) {
 			require.NoError(t, os.Remove(filepath.Join(dir, "manifest.json")))
 		}, Options{}, "no manifest.json"},
-		{"other embedder", func(t *testing.T, dir string) {}, Options{Embedder: LexicalEmbedder{Dims: 64}}, `built with embedder "lexical-hash-v1-256"`},
+		{"other embedder", func(t *testing.T, dir string) {}, Options{Embedder: LexicalEmbedder{Dims: 64}}, `built with embedder "lexical-hash-v2-256"`},
 		{"vector path is a file", func(t *testing.T, dir string) {
 			require.NoError(t, os.RemoveAll(filepath.Join(dir, "vectors")))
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "vectors"), nil, 0o600))
