@@ -104,7 +104,7 @@ func (x *expansion) researchQuestion(h harness.Harness) string {
 func (x *expansion) run(ctx workflow.Context) error {
 	sctx := workflow.WithActivityOptions(ctx, harnessStoreOptions)
 	var loaded activities.HarnessLoadOutput
-	if err := workflow.ExecuteActivity(sctx, harnessAct.HarnessLoad, activities.HarnessLoadInput{}).Get(ctx, &loaded); err != nil {
+	if err := workflow.ExecuteActivity(sctx, harnessActs.HarnessLoad, activities.HarnessLoadInput{}).Get(ctx, &loaded); err != nil {
 		return err
 	}
 	base := loaded.Harness
@@ -125,7 +125,7 @@ func (x *expansion) run(ctx workflow.Context) error {
 
 	x.s.State = ExpansionProposing
 	var prop activities.HarnessProposeOutput
-	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, harnessModelOptions), harnessAct.HarnessPropose, activities.HarnessProposeInput{
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, harnessModelOptions), harnessActs.HarnessPropose, activities.HarnessProposeInput{
 		Harness: base, Benchmarks: x.req.Benchmarks, Cycle: x.req.Cycle, Research: research, UseModel: true,
 	}).Get(ctx, &prop); err != nil {
 		return err
@@ -174,7 +174,7 @@ func (x *expansion) run(ctx workflow.Context) error {
 func (x *expansion) apply(ctx workflow.Context, cfg config.Research) error {
 	sctx := workflow.WithActivityOptions(ctx, harnessStoreOptions)
 	var archived activities.HarnessArchiveOutput
-	if err := workflow.ExecuteActivity(sctx, harnessAct.HarnessArchive, activities.HarnessArchiveInput{}).Get(ctx, &archived); err != nil {
+	if err := workflow.ExecuteActivity(sctx, harnessActs.HarnessArchive, activities.HarnessArchiveInput{}).Get(ctx, &archived); err != nil {
 		return err
 	}
 	base := archived.Harness
@@ -187,7 +187,7 @@ func (x *expansion) apply(ctx workflow.Context, cfg config.Research) error {
 	}
 	cand, err := harness.Apply(base, accepted)
 	if err != nil {
-		return temporal.NewNonRetryableApplicationError(err.Error(), "BadInput", err)
+		return temporal.NewNonRetryableApplicationError(err.Error(), badInput, err)
 	}
 	failed := 0
 	newTests := accepted.NewTests()
@@ -210,7 +210,7 @@ func (x *expansion) apply(ctx workflow.Context, cfg config.Research) error {
 	}
 	if harness.RollbackNeeded(failed, len(newTests)) {
 		var restored activities.HarnessRestoreOutput
-		if err := workflow.ExecuteActivity(sctx, harnessAct.HarnessRestore, activities.HarnessRestoreInput{Version: base.Version}).Get(ctx, &restored); err != nil {
+		if err := workflow.ExecuteActivity(sctx, harnessActs.HarnessRestore, activities.HarnessRestoreInput{Version: base.Version}).Get(ctx, &restored); err != nil {
 			return err
 		}
 		x.s.State = ExpansionRolledBack
@@ -219,7 +219,7 @@ func (x *expansion) apply(ctx workflow.Context, cfg config.Research) error {
 		return nil
 	}
 	var committed activities.HarnessCommitOutput
-	if err := workflow.ExecuteActivity(sctx, harnessAct.HarnessCommit, activities.HarnessCommitInput{Harness: cand, Base: base.Version, Change: x.s.ID}).Get(ctx, &committed); err != nil {
+	if err := workflow.ExecuteActivity(sctx, harnessActs.HarnessCommit, activities.HarnessCommitInput{Harness: cand, Base: base.Version, Change: x.s.ID}).Get(ctx, &committed); err != nil {
 		return err
 	}
 	x.s.State, x.s.CommittedVersion = ExpansionApplied, committed.Version

@@ -47,7 +47,7 @@ func InvestigationWorkflow(ctx workflow.Context, req InvestigationRequest) (Inve
 	}
 	cfg, err := ValidateInvestigation(req)
 	if err != nil {
-		return InvestigationReport{}, temporal.NewNonRetryableApplicationError("invalid investigation: "+err.Error(), "BadInput", err)
+		return InvestigationReport{}, temporal.NewNonRetryableApplicationError("invalid investigation: "+err.Error(), badInput, err)
 	}
 	inv.req = cfg
 	inv.budget = investigate.Budget{MaxModelCalls: cfg.MaxModelCalls, MaxSearchCalls: cfg.MaxSearchCalls}
@@ -55,12 +55,12 @@ func InvestigationWorkflow(ctx workflow.Context, req InvestigationRequest) (Inve
 		inv.health[s] = &investigate.Health{Source: s}
 	}
 	lctx := workflow.WithActivityOptions(ctx, localOptions)
-	if err := workflow.ExecuteActivity(lctx, a.CheckInvestigationSources,
+	if err := workflow.ExecuteActivity(lctx, researchActs.CheckInvestigationSources,
 		activities.InvestigationSourcesInput{Sources: cfg.Sources}).Get(ctx, nil); err != nil {
 		return InvestigationReport{}, err
 	}
 	var caps activities.Capabilities
-	if err := workflow.ExecuteActivity(lctx, a.WorkerCapabilities, activities.CapabilitiesInput{}).Get(ctx, &caps); err != nil {
+	if err := workflow.ExecuteActivity(lctx, researchActs.WorkerCapabilities, activities.CapabilitiesInput{}).Get(ctx, &caps); err != nil {
 		return InvestigationReport{}, err
 	}
 	inv.useModel = caps.Planner && !cfg.NoModel
@@ -71,7 +71,7 @@ func InvestigationWorkflow(ctx workflow.Context, req InvestigationRequest) (Inve
 	if inv.useModel {
 		popts = llmOptions
 	}
-	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, popts), a.PlanInvestigation,
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, popts), researchActs.PlanInvestigation,
 		activities.InvestigationPlanInput{Question: cfg.Question, Sources: cfg.Sources, UseModel: inv.useModel && inv.budget.ModelFits(inv.prog.Spend)}).Get(ctx, &planned); err != nil {
 		return InvestigationReport{}, err
 	}
@@ -108,7 +108,7 @@ func InvestigationWorkflow(ctx workflow.Context, req InvestigationRequest) (Inve
 		rep.Tasks = append(rep.Tasks, t.Name)
 	}
 	var out activities.InvestigationReportOutput
-	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, synthOptions), a.WriteInvestigationReport,
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, synthOptions), researchActs.WriteInvestigationReport,
 		activities.InvestigationReportInput{Report: rep}).Get(ctx, &out); err != nil {
 		return InvestigationReport{}, err
 	}
@@ -205,8 +205,7 @@ func (inv *investigation) runHypothesis(ti, hi int, t activities.InvestigationTa
 			continue
 		}
 		id := fmt.Sprintf("%s/t%d-h%d/%s", parent, ti+1, hi+1, src)
-		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: id,
-			RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 1}})
+		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: id, RetryPolicy: sourceLoopRetry})
 		fut := workflow.ExecuteChildWorkflow(cctx, SourceLoopWorkflow, SourceLoopRequest{
 			Question: inv.req.Question, Task: t.Name, Hypothesis: h.Text, Source: src, SeedQueries: h.SeedQueries,
 			OpenGaps: gaps, Ceiling: inv.req.Ceilings[src], TimeLimit: inv.req.TimeLimit, ResultsPerQuery: inv.req.ResultsPerQuery,
@@ -305,13 +304,6 @@ func (inv *investigation) targeted(lead string) string {
 	return lead + " " + anchor
 }
 
-// extraSearch is one targeted search after the loops, on the source's own queue, counted by
-// the budget and recorded as a query event.
-type extraSearch struct {
-	query, label, decider string
-	fut                   workflow.Future
-}
-
 // searchAll runs targeted searches in parallel in the best source and merges what they found.
 // It returns, per query, the new findings and the error ("" when fine); queries already asked
 // or beyond the budget are skipped (empty query in the result).
@@ -333,7 +325,7 @@ func (inv *investigation) searchAll(task string, labels, queries []string, decid
 		}
 		inv.asked[key] = true
 		inv.prog.Spend.SearchCalls++
-		futs[i] = workflow.ExecuteActivity(sctx, a.Search, activities.SearchInput{Provider: src, Query: q,
+		futs[i] = workflow.ExecuteActivity(sctx, researchActs.Search, activities.SearchInput{Provider: src, Query: q,
 			Question: inv.req.Question, Limit: inv.req.ResultsPerQuery, NoCache: inv.req.NoCache})
 	}
 	hl := inv.health[src]
@@ -374,7 +366,7 @@ func (inv *investigation) extractLeads(ctx workflow.Context) []investigate.Bread
 		opts = llmOptions
 	}
 	var out activities.LeadsOutput
-	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), a.ExtractLeads,
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), researchActs.ExtractLeads,
 		activities.LeadsInput{Texts: texts, UseModel: useModel}).Get(ctx, &out); err != nil {
 		inv.fallback("lead extraction failed, using patterns: " + errMsg(err))
 		return investigate.Breadcrumbs(texts, 0)

@@ -42,11 +42,11 @@ func SourceLoopWorkflow(ctx workflow.Context, req SourceLoopRequest) (SourceLoop
 	info, ok := investigate.Sources[req.Source]
 	switch {
 	case !ok:
-		return res, temporal.NewNonRetryableApplicationError(fmt.Sprintf("source loop: unknown source %q", req.Source), "BadInput", nil)
+		return res, temporal.NewNonRetryableApplicationError(fmt.Sprintf("source loop: unknown source %q", req.Source), badInput, nil)
 	case req.Ceiling < 1:
-		return res, temporal.NewNonRetryableApplicationError(fmt.Sprintf("source loop: ceiling %d must be at least 1", req.Ceiling), "BadInput", nil)
+		return res, temporal.NewNonRetryableApplicationError(fmt.Sprintf("source loop: ceiling %d must be at least 1", req.Ceiling), badInput, nil)
 	case req.TimeLimit <= 0 || req.ResultsPerQuery < 1:
-		return res, temporal.NewNonRetryableApplicationError("source loop: time limit and results per query must be positive", "BadInput", nil)
+		return res, temporal.NewNonRetryableApplicationError("source loop: time limit and results per query must be positive", badInput, nil)
 	}
 
 	seen := map[string]bool{}
@@ -83,7 +83,7 @@ func SourceLoopWorkflow(ctx workflow.Context, req SourceLoopRequest) (SourceLoop
 			opts = llmOptions
 		}
 		var dec activities.SourceDecisionOutput
-		if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), a.DecideSourceQuery,
+		if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), researchActs.DecideSourceQuery,
 			activities.SourceDecisionInput{Context: dc, UseModel: useModel}).Get(ctx, &dec); err != nil {
 			// the model kept failing: decide heuristically rather than lose the loop
 			res.Fallbacks = append(res.Fallbacks, fmt.Sprintf("%s query %d: decision failed, heuristic used: %s", req.Source, len(res.Events)+1, errMsg(err)))
@@ -162,7 +162,7 @@ func searchBefore(ctx workflow.Context, opts workflow.ActivityOptions, deadline 
 	defer cancelSearch()
 	tctx, cancelTimer := workflow.WithCancel(ctx)
 	defer cancelTimer()
-	fut := workflow.ExecuteActivity(workflow.WithActivityOptions(actx, opts), a.Search, in)
+	fut := workflow.ExecuteActivity(workflow.WithActivityOptions(actx, opts), researchActs.Search, in)
 	timer := workflow.NewTimer(tctx, deadline.Sub(workflow.Now(ctx)))
 	sel := workflow.NewSelector(ctx)
 	sel.AddFuture(fut, func(f workflow.Future) { err = f.Get(ctx, &out) })

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
-	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -16,38 +15,6 @@ import (
 	"github.com/sated-dev/sated/internal/novelty"
 	"github.com/sated-dev/sated/internal/plan"
 	"github.com/sated-dev/sated/internal/search"
-)
-
-// Activity options per kind of call. Temporal owns retries; bad input is never retried.
-var (
-	nonRetryable = []string{"BadInput"}
-
-	searchOptions = workflow.ActivityOptions{
-		StartToCloseTimeout: 30 * time.Second,
-		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2,
-			MaximumInterval: 30 * time.Second, MaximumAttempts: 4, NonRetryableErrorTypes: nonRetryable},
-	}
-	localOptions = workflow.ActivityOptions{
-		StartToCloseTimeout: 30 * time.Second,
-		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2,
-			MaximumAttempts: 3, NonRetryableErrorTypes: nonRetryable},
-	}
-	llmOptions = workflow.ActivityOptions{
-		StartToCloseTimeout: 5 * time.Minute,
-		RetryPolicy: &temporal.RetryPolicy{InitialInterval: 2 * time.Second, BackoffCoefficient: 2,
-			MaximumInterval: 30 * time.Second, MaximumAttempts: activities.ModelAttempts, NonRetryableErrorTypes: nonRetryable},
-	}
-	fetchOptions = workflow.ActivityOptions{
-		StartToCloseTimeout: 90 * time.Second,
-		HeartbeatTimeout:    30 * time.Second,
-		RetryPolicy: &temporal.RetryPolicy{InitialInterval: 2 * time.Second, BackoffCoefficient: 2,
-			MaximumAttempts: 3, NonRetryableErrorTypes: nonRetryable},
-	}
-	synthOptions = workflow.ActivityOptions{
-		StartToCloseTimeout: 10 * time.Minute,
-		RetryPolicy: &temporal.RetryPolicy{InitialInterval: 2 * time.Second, BackoffCoefficient: 2,
-			MaximumInterval: time.Minute, MaximumAttempts: activities.ModelAttempts, NonRetryableErrorTypes: nonRetryable},
-	}
 )
 
 // Phases shown by the progress query.
@@ -102,10 +69,10 @@ func ResearchWorkflow(ctx workflow.Context, req ResearchRequest) (ResearchReport
 
 	cfg, err := ValidateRequest(req)
 	if err != nil {
-		return ResearchReport{}, temporal.NewNonRetryableApplicationError("invalid research request: "+err.Error(), "BadInput", err)
+		return ResearchReport{}, temporal.NewNonRetryableApplicationError("invalid research request: "+err.Error(), badInput, err)
 	}
 	r.cfg = cfg
-	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, localOptions), a.WorkerCapabilities,
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, localOptions), researchActs.WorkerCapabilities,
 		activities.CapabilitiesInput{}).Get(ctx, &r.caps); err != nil {
 		return ResearchReport{}, err
 	}
@@ -129,7 +96,7 @@ func ResearchWorkflow(ctx workflow.Context, req ResearchRequest) (ResearchReport
 	{
 		r.progress.Phase = PhasePreparing
 		var prep activities.PrepareOutput
-		if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, llmOptions), a.PrepareTask,
+		if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, llmOptions), researchActs.PrepareTask,
 			activities.PrepareInput{Question: req.Question, UseModel: r.caps.Vision && r.canSpend(1), MaxCalls: r.callsLeft()}).Get(ctx, &prep); err != nil {
 			r.note("vision bridge failed, task left unchanged: " + errMsg(err))
 		} else {
@@ -147,7 +114,7 @@ func ResearchWorkflow(ctx workflow.Context, req ResearchRequest) (ResearchReport
 	for _, p := range prior {
 		known = append(known, p.Fact)
 	}
-	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, r.modelOrLocal()), a.PlanResearch,
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, r.modelOrLocal()), researchActs.PlanResearch,
 		activities.PlanInput{Question: task, KnownFacts: known, UseModel: r.caps.Planner && r.canSpend(jsonStageCalls)}).Get(ctx, &planned); err != nil {
 		return ResearchReport{}, err
 	}
@@ -180,7 +147,7 @@ func ResearchWorkflow(ctx workflow.Context, req ResearchRequest) (ResearchReport
 		in.Notes = r.progress.Notes
 	}
 	var out activities.SynthesizeOutput
-	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, synthOptions), a.Synthesize, in).Get(ctx, &out); err != nil {
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, synthOptions), researchActs.Synthesize, in).Get(ctx, &out); err != nil {
 		return ResearchReport{}, err
 	}
 	r.addUsage(out.Usage)
@@ -208,21 +175,6 @@ func ResearchWorkflow(ctx workflow.Context, req ResearchRequest) (ResearchReport
 	return report, nil
 }
 
-// a names activities through a typed nil pointer.
-var a *activities.Activities
-
-// memoryOptions put memory activities on the memory worker's own queue; a missing memory
-// worker costs a minute, never the run.
-func (r *run) memoryOptions() workflow.ActivityOptions {
-	return workflow.ActivityOptions{
-		TaskQueue:              r.caps.MemoryQueue,
-		ScheduleToStartTimeout: time.Minute,
-		StartToCloseTimeout:    2 * time.Minute,
-		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2,
-			MaximumAttempts: activities.MemoryFallbackAttempt, NonRetryableErrorTypes: nonRetryable},
-	}
-}
-
 // recall asks memory for what earlier runs established about the task.
 func (r *run) recall(task string) []activities.PriorFact {
 	if !r.caps.Memory {
@@ -230,7 +182,7 @@ func (r *run) recall(task string) []activities.PriorFact {
 	}
 	r.progress.Phase = PhaseRecalling
 	var out activities.MemoryRecallOutput
-	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(r.ctx, r.memoryOptions()), m.RecallMemory,
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(r.ctx, memoryOptions(r.caps.MemoryQueue)), memoryActs.RecallMemory,
 		activities.MemoryRecallInput{Task: task}).Get(r.ctx, &out); err != nil {
 		r.note("memory recall failed, planning without prior knowledge: " + errMsg(err))
 		return nil
@@ -257,7 +209,7 @@ func (r *run) remember(task string, rep ResearchReport) {
 		}
 	}
 	var out activities.MemoryRememberOutput
-	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(r.ctx, r.memoryOptions()), m.RememberRun,
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(r.ctx, memoryOptions(r.caps.MemoryQueue)), memoryActs.RememberRun,
 		activities.MemoryRememberInput{Task: task, Facts: facts, At: workflow.Now(r.ctx)}).Get(r.ctx, &out); err != nil {
 		r.note("memory write failed; the report is kept: " + errMsg(err))
 		return
@@ -276,9 +228,6 @@ func sourceTexts(ss []Source) []string {
 	}
 	return out
 }
-
-// m names the memory activities, served on the memory task queue.
-var m *activities.MemoryActivities
 
 func (r *run) modelOrLocal() workflow.ActivityOptions {
 	if r.useModel {
@@ -362,7 +311,7 @@ func (r *run) search(task string, p Plan, seed int64, stopCh workflow.ReceiveCha
 			rec.Query, rec.QuerySource = p.SearchQueries[round-1], "plan"
 		} else {
 			var gap activities.GapQueryOutput
-			err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, r.modelOrLocal()), a.PlanQuery,
+			err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, r.modelOrLocal()), researchActs.PlanQuery,
 				activities.GapQueryInput{Question: task, Knowledge: r.knowledge, Previous: previous,
 					UseModel: r.caps.Planner && r.canSpend(jsonStageCalls)}).Get(ctx, &gap)
 			if err != nil {
@@ -498,7 +447,7 @@ func (r *run) pushRound(rec activities.RoundRecord) {
 func (r *run) searchOnce(query string) (activities.SearchOutput, error) {
 	var out activities.SearchOutput
 	r.calls++
-	err := workflow.ExecuteActivity(workflow.WithActivityOptions(r.ctx, searchOptions), a.Search,
+	err := workflow.ExecuteActivity(workflow.WithActivityOptions(r.ctx, searchOptions), researchActs.Search,
 		activities.SearchInput{Provider: r.cfg.Provider, Query: query, Question: r.req.Question,
 			Limit: r.cfg.ResultsPerQuery, NoCache: r.cfg.NoCache}).Get(r.ctx, &out)
 	return out, err
@@ -546,7 +495,7 @@ func (r *run) score(fresh []search.Result) (float64, string, error) {
 		opts = llmOptions
 	}
 	var out activities.NoveltyOutput
-	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(r.ctx, opts), a.AssessNovelty,
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(r.ctx, opts), researchActs.AssessNovelty,
 		activities.NoveltyInput{Method: method, Knowledge: r.knowledge, Results: fresh}).Get(r.ctx, &out); err != nil {
 		return 0, "", err
 	}
@@ -560,7 +509,7 @@ func (r *run) score(fresh []search.Result) (float64, string, error) {
 func (r *run) compress(task string, fresh []search.Result) error {
 	var out activities.CompressOutput
 	useModel := r.caps.Producer && r.canSpend(jsonStageCalls)
-	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(r.ctx, r.modelOrLocal()), a.CompressKnowledge,
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(r.ctx, r.modelOrLocal()), researchActs.CompressKnowledge,
 		activities.CompressInput{Question: task, Knowledge: r.knowledge, Results: fresh, Cap: r.cfg.KnowledgeCap,
 			UseModel: useModel}).Get(r.ctx, &out); err != nil {
 		return err
@@ -584,7 +533,7 @@ func (r *run) enrich(task string) {
 	fctx := workflow.WithActivityOptions(r.ctx, fetchOptions)
 	for i, idx := range picked {
 		s := r.sources[idx]
-		futures[i] = workflow.ExecuteActivity(fctx, a.FetchPage,
+		futures[i] = workflow.ExecuteActivity(fctx, researchActs.FetchPage,
 			activities.FetchInput{URL: s.URL, DocID: s.DocID, Provider: s.Provider, Question: task,
 				UseModel: r.caps.Embedder && r.canSpend(len(picked))})
 	}
