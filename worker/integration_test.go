@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -249,6 +251,29 @@ func TestFullRunOverGoDocs(t *testing.T) {
 		}
 		t.Logf("recorded %s", p)
 	}
+	if os.Getenv("SATED_RECORD_HISTORY") == "1" {
+		// the memory stats above ran MemoryAdminWorkflow under the id the starter gives it
+		sum := sha256.Sum256([]byte("stats\x00\x000\x00\x00"))
+		recordHistory(t, history(t, c, "memory-stats-"+hex.EncodeToString(sum[:6]), ""), "memory_admin_history.json")
+	}
+}
+
+// recordHistory writes h to workflows/testdata/name under SATED_RECORD_HISTORY=1, for the
+// replay tests there.
+func recordHistory(t *testing.T, h *historypb.History, name string) {
+	t.Helper()
+	if os.Getenv("SATED_RECORD_HISTORY") != "1" {
+		return
+	}
+	b, err := protojson.MarshalOptions{Indent: " "}.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(testenv.ModuleRoot(t), "workflows", "testdata", name)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("recorded %s (%d events)", p, len(h.Events))
 }
 
 // slowSearch is a loopback SearXNG whose answers take a while, so a worker can be killed while
@@ -538,5 +563,15 @@ func TestInvestigationOnTheDevServer(t *testing.T) {
 	}
 	if !strings.Contains(errOut, "corpus") {
 		t.Errorf("live progress did not show the sources:\n%s", errOut)
+	}
+	// the investigation and its first searxng loop, for the replay tests
+	c := s.client()
+	h := history(t, c, rep.WorkflowID, "")
+	recordHistory(t, h, "investigation_history.json")
+	for _, e := range h.Events {
+		if a := e.GetChildWorkflowExecutionStartedEventAttributes(); a != nil && strings.HasSuffix(a.WorkflowExecution.WorkflowId, "/searxng") {
+			recordHistory(t, history(t, c, a.WorkflowExecution.WorkflowId, a.WorkflowExecution.RunId), "source_loop_history.json")
+			break
+		}
 	}
 }

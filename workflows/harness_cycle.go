@@ -13,26 +13,8 @@ import (
 	"github.com/sated-dev/sated/internal/harness"
 )
 
-// harnessAct names the harness activities; only its method values are used.
-var harnessAct *activities.HarnessActivities
-
-var (
-	harnessNonRetryable = []string{"BadInput"}
-	harnessStoreOptions = workflow.ActivityOptions{
-		StartToCloseTimeout: 30 * time.Second,
-		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumAttempts: 3, NonRetryableErrorTypes: harnessNonRetryable},
-	}
-	harnessModelOptions = workflow.ActivityOptions{
-		StartToCloseTimeout: 5 * time.Minute,
-		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: 2 * time.Second, BackoffCoefficient: 2, MaximumAttempts: 3, NonRetryableErrorTypes: harnessNonRetryable},
-	}
-	harnessClientOptions = workflow.ActivityOptions{
-		StartToCloseTimeout: time.Minute,
-		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: 10, NonRetryableErrorTypes: harnessNonRetryable},
-	}
-	// harnessResearchTimeout bounds one benchmark's research run.
-	harnessResearchTimeout = 30 * time.Minute
-)
+// harnessResearchTimeout bounds one benchmark's research run.
+const harnessResearchTimeout = 30 * time.Minute
 
 // harnessTest is a benchmark or a runnable edge case.
 type harnessTest struct {
@@ -85,7 +67,7 @@ func runHarnessTest(ctx workflow.Context, t harnessTest, gates harness.Gates, cf
 		return res
 	}
 	var out activities.HarnessScoreOutput
-	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, harnessModelOptions), harnessAct.HarnessScoreRun, activities.HarnessScoreInput{
+	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, harnessModelOptions), harnessActs.HarnessScoreRun, activities.HarnessScoreInput{
 		ID: t.ID, Question: t.Question, Gold: t.Gold, Threshold: t.Threshold, Gates: gates,
 		Markdown: rep.Markdown, Evidence: rep.Evidence, Sources: len(rep.Sources),
 	}).Get(ctx, &out)
@@ -151,22 +133,22 @@ func HarnessCycleWorkflow(ctx workflow.Context, req HarnessCycleRequest) (Harnes
 	}
 	cfg := req.Research.WithDefaults()
 	if err := cfg.Validate(); err != nil {
-		return HarnessCycleReport{}, temporal.NewNonRetryableApplicationError("invalid research config: "+err.Error(), "BadInput", err)
+		return HarnessCycleReport{}, temporal.NewNonRetryableApplicationError("invalid research config: "+err.Error(), badInput, err)
 	}
 	sctx := workflow.WithActivityOptions(ctx, harnessStoreOptions)
 	var loaded activities.HarnessLoadOutput
-	if err := workflow.ExecuteActivity(sctx, harnessAct.HarnessLoad, activities.HarnessLoadInput{}).Get(ctx, &loaded); err != nil {
+	if err := workflow.ExecuteActivity(sctx, harnessActs.HarnessLoad, activities.HarnessLoadInput{}).Get(ctx, &loaded); err != nil {
 		return HarnessCycleReport{}, err
 	}
 	h := loaded.Harness
 	rep := HarnessCycleReport{HarnessVersion: h.Version, Warning: loaded.Warning}
 	tests := enabledTests(h)
 	if len(tests) == 0 {
-		return rep, temporal.NewNonRetryableApplicationError(fmt.Sprintf("harness v%d has no enabled benchmarks", h.Version), "BadInput", nil)
+		return rep, temporal.NewNonRetryableApplicationError(fmt.Sprintf("harness v%d has no enabled benchmarks", h.Version), badInput, nil)
 	}
 	cctx := workflow.WithActivityOptions(ctx, harnessClientOptions)
 	var prev activities.HarnessMonitorStatusOutput
-	if err := workflow.ExecuteActivity(cctx, harnessAct.HarnessMonitorStatus, activities.HarnessMonitorStatusInput{MonitorID: monitorID, QueryName: MonitorStatusQuery}).Get(ctx, &prev); err != nil {
+	if err := workflow.ExecuteActivity(cctx, harnessActs.HarnessMonitorStatus, activities.HarnessMonitorStatusInput{MonitorID: monitorID, QueryName: MonitorStatusQuery}).Get(ctx, &prev); err != nil {
 		return rep, err
 	}
 	id := workflow.GetInfo(ctx).WorkflowExecution.ID
@@ -175,7 +157,7 @@ func HarnessCycleWorkflow(ctx workflow.Context, req HarnessCycleRequest) (Harnes
 	}
 	rep.Metrics = CycleMetrics(rep.Results, prev.LastMeanScore)
 	rep.Metrics.CycleID, rep.Metrics.Source = id, "sated"
-	err := workflow.ExecuteActivity(cctx, harnessAct.HarnessRecordCycle, activities.HarnessRecordInput{
+	err := workflow.ExecuteActivity(cctx, harnessActs.HarnessRecordCycle, activities.HarnessRecordInput{
 		MonitorID: monitorID, WorkflowType: SaturationMonitorWorkflowName, UpdateName: MonitorRecordUpdate,
 		TaskQueue: workflow.GetInfo(ctx).TaskQueueName, Metrics: rep.Metrics,
 	}).Get(ctx, &rep.Recorded)

@@ -50,9 +50,9 @@ func TestCycleMetrics(t *testing.T) {
 func TestHarnessCycleWorkflow(t *testing.T) {
 	env, _ := hxEnv(t, nil)
 	prev := 0.5
-	env.OnActivity(harnessAct.HarnessMonitorStatus, mock.Anything, mock.Anything).Return(activities.HarnessMonitorStatusOutput{Running: true, LastMeanScore: &prev}, nil)
+	env.OnActivity(harnessActs.HarnessMonitorStatus, mock.Anything, mock.Anything).Return(activities.HarnessMonitorStatusOutput{Running: true, LastMeanScore: &prev}, nil)
 	var sent activities.HarnessRecordInput
-	env.OnActivity(harnessAct.HarnessRecordCycle, mock.Anything, mock.Anything).Return(
+	env.OnActivity(harnessActs.HarnessRecordCycle, mock.Anything, mock.Anything).Return(
 		func(ctx context.Context, in activities.HarnessRecordInput) (harness.CycleResult, error) {
 			sent = in
 			return harness.CycleResult{Cycle: 7, Decision: harness.DecisionContinue}, nil

@@ -101,34 +101,45 @@ func (x *expansion) researchQuestion(h harness.Harness) string {
 	return q
 }
 
+// run loads the harness, researches and proposes changes, and applies those a person approves.
 func (x *expansion) run(ctx workflow.Context) error {
 	sctx := workflow.WithActivityOptions(ctx, harnessStoreOptions)
 	var loaded activities.HarnessLoadOutput
-	if err := workflow.ExecuteActivity(sctx, harnessAct.HarnessLoad, activities.HarnessLoadInput{}).Get(ctx, &loaded); err != nil {
+	if err := workflow.ExecuteActivity(sctx, harnessActs.HarnessLoad, activities.HarnessLoadInput{}).Get(ctx, &loaded); err != nil {
 		return err
 	}
 	base := loaded.Harness
 	x.s.BaseVersion = base.Version
 	cfg := x.req.Research.WithDefaults()
-
-	var research string
-	if !x.req.SkipResearch {
-		x.s.ResearchWorkflowID = x.s.ID + "-research"
-		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: x.s.ResearchWorkflowID, WorkflowExecutionTimeout: harnessResearchTimeout})
-		var rep ResearchReport
-		if err := workflow.ExecuteChildWorkflow(cctx, ResearchWorkflowName, ResearchRequest{Question: x.researchQuestion(base), Config: cfg}).Get(ctx, &rep); err != nil {
-			x.s.ResearchNote = "expansion research failed, proposing from the cycle data: " + err.Error()
-		} else {
-			research = rep.Markdown
-		}
+	if proposed, err := x.propose(ctx, base, x.research(ctx, base, cfg)); err != nil || !proposed {
+		return err
 	}
+	return x.awaitDecision(ctx, cfg)
+}
 
+// research runs the expansion research as a child run; a failed run leaves a note and no text.
+func (x *expansion) research(ctx workflow.Context, base harness.Harness, cfg config.Research) string {
+	if x.req.SkipResearch {
+		return ""
+	}
+	x.s.ResearchWorkflowID = x.s.ID + "-research"
+	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: x.s.ResearchWorkflowID, WorkflowExecutionTimeout: harnessResearchTimeout})
+	var rep ResearchReport
+	if err := workflow.ExecuteChildWorkflow(cctx, ResearchWorkflowName, ResearchRequest{Question: x.researchQuestion(base), Config: cfg}).Get(ctx, &rep); err != nil {
+		x.s.ResearchNote = "expansion research failed, proposing from the cycle data: " + err.Error()
+		return ""
+	}
+	return rep.Markdown
+}
+
+// propose asks for changes and keeps those the ratchet allows; false when none is left.
+func (x *expansion) propose(ctx workflow.Context, base harness.Harness, research string) (bool, error) {
 	x.s.State = ExpansionProposing
 	var prop activities.HarnessProposeOutput
-	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, harnessModelOptions), harnessAct.HarnessPropose, activities.HarnessProposeInput{
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, harnessModelOptions), harnessActs.HarnessPropose, activities.HarnessProposeInput{
 		Harness: base, Benchmarks: x.req.Benchmarks, Cycle: x.req.Cycle, Research: research, UseModel: true,
 	}).Get(ctx, &prop); err != nil {
-		return err
+		return false, err
 	}
 	x.s.ProposalSource, x.s.Proposed = prop.Source, prop.Proposal
 	if prop.Note != "" {
@@ -138,12 +149,17 @@ func (x *expansion) run(ctx workflow.Context) error {
 	if x.s.Accepted.Empty() {
 		x.s.State = ExpansionNothing
 		x.event(ctx, EventNothing, "", fmt.Sprintf("no change passed the ratchet (%d refused)", len(x.s.Refusals)), 0)
-		return nil
+		return false, nil
 	}
 	x.s.State = ExpansionAwaiting
 	x.event(ctx, EventProposed, "", fmt.Sprintf("%d threshold increase(s), %d new benchmark(s), %d new edge case(s), %d refused",
 		len(x.s.Accepted.ThresholdIncreases), len(x.s.Accepted.NewBenchmarks), len(x.s.Accepted.NewEdgeCases), len(x.s.Refusals)), 0)
+	return true, nil
+}
 
+// awaitDecision waits for a person's decision until the approval timeout and applies an
+// approval.
+func (x *expansion) awaitDecision(ctx workflow.Context, cfg config.Research) error {
 	timeout := x.req.ApprovalTimeout
 	if timeout <= 0 {
 		timeout = DefaultApprovalTimeout
@@ -174,7 +190,7 @@ func (x *expansion) run(ctx workflow.Context) error {
 func (x *expansion) apply(ctx workflow.Context, cfg config.Research) error {
 	sctx := workflow.WithActivityOptions(ctx, harnessStoreOptions)
 	var archived activities.HarnessArchiveOutput
-	if err := workflow.ExecuteActivity(sctx, harnessAct.HarnessArchive, activities.HarnessArchiveInput{}).Get(ctx, &archived); err != nil {
+	if err := workflow.ExecuteActivity(sctx, harnessActs.HarnessArchive, activities.HarnessArchiveInput{}).Get(ctx, &archived); err != nil {
 		return err
 	}
 	base := archived.Harness
@@ -187,7 +203,7 @@ func (x *expansion) apply(ctx workflow.Context, cfg config.Research) error {
 	}
 	cand, err := harness.Apply(base, accepted)
 	if err != nil {
-		return temporal.NewNonRetryableApplicationError(err.Error(), "BadInput", err)
+		return temporal.NewNonRetryableApplicationError(err.Error(), badInput, err)
 	}
 	failed := 0
 	newTests := accepted.NewTests()
@@ -210,7 +226,7 @@ func (x *expansion) apply(ctx workflow.Context, cfg config.Research) error {
 	}
 	if harness.RollbackNeeded(failed, len(newTests)) {
 		var restored activities.HarnessRestoreOutput
-		if err := workflow.ExecuteActivity(sctx, harnessAct.HarnessRestore, activities.HarnessRestoreInput{Version: base.Version}).Get(ctx, &restored); err != nil {
+		if err := workflow.ExecuteActivity(sctx, harnessActs.HarnessRestore, activities.HarnessRestoreInput{Version: base.Version}).Get(ctx, &restored); err != nil {
 			return err
 		}
 		x.s.State = ExpansionRolledBack
@@ -219,7 +235,7 @@ func (x *expansion) apply(ctx workflow.Context, cfg config.Research) error {
 		return nil
 	}
 	var committed activities.HarnessCommitOutput
-	if err := workflow.ExecuteActivity(sctx, harnessAct.HarnessCommit, activities.HarnessCommitInput{Harness: cand, Base: base.Version, Change: x.s.ID}).Get(ctx, &committed); err != nil {
+	if err := workflow.ExecuteActivity(sctx, harnessActs.HarnessCommit, activities.HarnessCommitInput{Harness: cand, Base: base.Version, Change: x.s.ID}).Get(ctx, &committed); err != nil {
 		return err
 	}
 	x.s.State, x.s.CommittedVersion = ExpansionApplied, committed.Version

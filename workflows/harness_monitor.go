@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
@@ -95,7 +96,22 @@ func (m *monitor) record(ctx workflow.Context, metrics harness.Metrics) (harness
 		prev = st.Recent[n-1].Decision
 	}
 
-	var start *ExpansionRequest
+	start := m.act(ctx, &res, prev, now)
+	st.Recent = append(st.Recent, res)
+	st.CycleIDs = append(st.CycleIDs, metrics.CycleID)
+	if n := len(st.Recent); n > MonitorRecentResults {
+		st.Recent, st.CycleIDs = st.Recent[n-MonitorRecentResults:], st.CycleIDs[n-MonitorRecentResults:]
+	}
+	if start != nil {
+		m.startExpansion(ctx, res.ExpansionID, *start)
+	}
+	return res, nil
+}
+
+// act carries out a cycle's decision on the state: an expansion to start (returned) unless one
+// is open or the streak was already acted on, or a review flag when the trend first turns up.
+func (m *monitor) act(ctx workflow.Context, res *harness.CycleResult, prev harness.Decision, now time.Time) *ExpansionRequest {
+	st, agg := m.st, res.Aggregate
 	switch res.Decision {
 	case harness.DecisionExpansion, harness.DecisionUrgentExpansion:
 		urgent := res.Decision == harness.DecisionUrgentExpansion
@@ -111,7 +127,7 @@ func (m *monitor) record(ctx workflow.Context, metrics harness.Metrics) (harness
 		default:
 			res.ExpansionID = ExpansionID(workflow.GetInfo(ctx).WorkflowExecution.ID, st.Cycles)
 			st.OpenExpansion, st.LastExpansionCycle = res.ExpansionID, st.Cycles
-			start = &ExpansionRequest{Cycle: st.Cycles, Urgent: urgent, Reason: string(res.Decision), Aggregate: agg,
+			return &ExpansionRequest{Cycle: st.Cycles, Urgent: urgent, Reason: string(res.Decision), Aggregate: agg,
 				Benchmarks: st.LastBenchmarks, MonitorID: workflow.GetInfo(ctx).WorkflowExecution.ID, ExpansionSettings: m.in.Expansion}
 		}
 	case harness.DecisionFlagForReview:
@@ -119,15 +135,7 @@ func (m *monitor) record(ctx workflow.Context, metrics harness.Metrics) (harness
 			m.flag(ReviewFlag{At: now, Cycle: st.Cycles, Reason: fmt.Sprintf("rolling average %.2f with an increasing trend", agg.Average)})
 		}
 	}
-	st.Recent = append(st.Recent, res)
-	st.CycleIDs = append(st.CycleIDs, metrics.CycleID)
-	if n := len(st.Recent); n > MonitorRecentResults {
-		st.Recent, st.CycleIDs = st.Recent[n-MonitorRecentResults:], st.CycleIDs[n-MonitorRecentResults:]
-	}
-	if start != nil {
-		m.startExpansion(ctx, res.ExpansionID, *start)
-	}
-	return res, nil
+	return nil
 }
 
 // ExpansionID names the expansion a monitor starts at a cycle; a monitor other than the

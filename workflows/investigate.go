@@ -16,7 +16,6 @@ import (
 
 // investigation is the state of one investigation; the progress query reads it.
 type investigation struct {
-	ctx      workflow.Context
 	req      InvestigationRequest
 	budget   investigate.Budget
 	useModel bool
@@ -35,7 +34,17 @@ type investigation struct {
 // on), assesses coverage after each hypothesis, follows breadcrumbs, verifies claims, researches
 // the key actors and writes the report with every query event in its appendix.
 func InvestigationWorkflow(ctx workflow.Context, req InvestigationRequest) (InvestigationReport, error) {
-	inv := &investigation{ctx: ctx, known: map[string][]string{}, queried: map[string][]string{}, health: map[string]*investigate.Health{}, asked: map[string]bool{}}
+	inv, err := newInvestigation(ctx, req)
+	if err != nil {
+		return InvestigationReport{}, err
+	}
+	return inv.execute(ctx)
+}
+
+// newInvestigation answers progress queries from the start, validates the request, checks the
+// sources can be searched and learns whether a model can plan.
+func newInvestigation(ctx workflow.Context, req InvestigationRequest) (*investigation, error) {
+	inv := &investigation{known: map[string][]string{}, queried: map[string][]string{}, health: map[string]*investigate.Health{}, asked: map[string]bool{}}
 	inv.prog = InvestigationProgress{Phase: PhaseValidating, Question: req.Question}
 	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (InvestigationProgress, error) {
 		p := inv.prog
@@ -43,11 +52,11 @@ func InvestigationWorkflow(ctx workflow.Context, req InvestigationRequest) (Inve
 		p.Findings = len(inv.findings)
 		return p, nil
 	}); err != nil {
-		return InvestigationReport{}, err
+		return nil, err
 	}
 	cfg, err := ValidateInvestigation(req)
 	if err != nil {
-		return InvestigationReport{}, temporal.NewNonRetryableApplicationError("invalid investigation: "+err.Error(), "BadInput", err)
+		return nil, temporal.NewNonRetryableApplicationError("invalid investigation: "+err.Error(), badInput, err)
 	}
 	inv.req = cfg
 	inv.budget = investigate.Budget{MaxModelCalls: cfg.MaxModelCalls, MaxSearchCalls: cfg.MaxSearchCalls}
@@ -55,52 +64,69 @@ func InvestigationWorkflow(ctx workflow.Context, req InvestigationRequest) (Inve
 		inv.health[s] = &investigate.Health{Source: s}
 	}
 	lctx := workflow.WithActivityOptions(ctx, localOptions)
-	if err := workflow.ExecuteActivity(lctx, a.CheckInvestigationSources,
+	if err := workflow.ExecuteActivity(lctx, researchActs.CheckInvestigationSources,
 		activities.InvestigationSourcesInput{Sources: cfg.Sources}).Get(ctx, nil); err != nil {
-		return InvestigationReport{}, err
+		return nil, err
 	}
 	var caps activities.Capabilities
-	if err := workflow.ExecuteActivity(lctx, a.WorkerCapabilities, activities.CapabilitiesInput{}).Get(ctx, &caps); err != nil {
-		return InvestigationReport{}, err
+	if err := workflow.ExecuteActivity(lctx, researchActs.WorkerCapabilities, activities.CapabilitiesInput{}).Get(ctx, &caps); err != nil {
+		return nil, err
 	}
 	inv.useModel = caps.Planner && !cfg.NoModel
+	return inv, nil
+}
 
+// execute runs the stages in order: plan, hypotheses, breadcrumbs, verification, actors, report.
+func (inv *investigation) execute(ctx workflow.Context) (InvestigationReport, error) {
+	planned, err := inv.planTasks(ctx)
+	if err != nil {
+		return InvestigationReport{}, err
+	}
+
+	inv.prog.Phase = PhaseInvestigating
+	inv.hypotheses(ctx, planned.Tasks)
+
+	if n := *inv.req.Breadcrumbs; n > 0 && !inv.tripped() {
+		inv.prog.Phase = PhaseBreadcrumbs
+		inv.followBreadcrumbs(ctx, inv.extractLeads(ctx), n)
+	}
+
+	inv.prog.Phase = PhaseVerifying
+	claims, pages := inv.claims()
+	verified := investigate.Verify(claims, pages, inv.req.OfficialDomains)
+
+	if n := *inv.req.Entities; n > 0 {
+		inv.prog.Phase = PhaseActors
+		inv.researchActors(ctx, investigate.Entities(inv.texts(), n))
+	}
+	return inv.report(ctx, planned, verified)
+}
+
+// planTasks decomposes the question into tasks and hypotheses, with the model when there is one.
+func (inv *investigation) planTasks(ctx workflow.Context) (activities.InvestigationPlanOutput, error) {
 	inv.prog.Phase = PhasePlanning
 	var planned activities.InvestigationPlanOutput
 	popts := localOptions
 	if inv.useModel {
 		popts = llmOptions
 	}
-	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, popts), a.PlanInvestigation,
-		activities.InvestigationPlanInput{Question: cfg.Question, Sources: cfg.Sources, UseModel: inv.useModel && inv.budget.ModelFits(inv.prog.Spend)}).Get(ctx, &planned); err != nil {
-		return InvestigationReport{}, err
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, popts), researchActs.PlanInvestigation,
+		activities.InvestigationPlanInput{Question: inv.req.Question, Sources: inv.req.Sources, UseModel: inv.useModel && inv.budget.ModelFits(inv.prog.Spend)}).Get(ctx, &planned); err != nil {
+		return planned, err
 	}
 	inv.prog.Spend.ModelCalls += planned.Usage.Calls
 	if planned.Fallback != "" {
 		inv.fallback("investigation plan: " + planned.Fallback)
 	}
 	inv.prog.Planner, inv.prog.Tasks = planned.Planner, planned.Tasks
+	return planned, nil
+}
 
-	inv.prog.Phase = PhaseInvestigating
-	inv.hypotheses(planned.Tasks)
-
-	if n := *cfg.Breadcrumbs; n > 0 && !inv.tripped() {
-		inv.prog.Phase = PhaseBreadcrumbs
-		inv.followBreadcrumbs(inv.extractLeads(ctx), n)
-	}
-
-	inv.prog.Phase = PhaseVerifying
-	claims, pages := inv.claims()
-	verified := investigate.Verify(claims, pages, cfg.OfficialDomains)
-
-	if n := *cfg.Entities; n > 0 {
-		inv.prog.Phase = PhaseActors
-		inv.researchActors(investigate.Entities(inv.texts(), n))
-	}
-
+// report writes the investigation report with every query event in its appendix.
+func (inv *investigation) report(ctx workflow.Context, planned activities.InvestigationPlanOutput, verified []investigate.VerifiedClaim) (InvestigationReport, error) {
 	inv.prog.Phase = PhaseReporting
 	id := workflow.GetInfo(ctx).WorkflowExecution.ID
-	rep := investigate.Report{Question: cfg.Question, WorkflowID: id, GeneratedAt: workflow.Now(ctx).UTC(),
+	rep := investigate.Report{Question: inv.req.Question, WorkflowID: id, GeneratedAt: workflow.Now(ctx).UTC(),
 		Hypotheses: inv.prog.Hypotheses, Loops: inv.prog.Loops, Findings: inv.findings, Leads: inv.leads, Claims: verified,
 		Actors: inv.actors, Health: inv.healthList(), Events: inv.prog.Events, Spend: inv.prog.Spend, Budget: inv.budget,
 		StopReason: inv.prog.StopReason, Fallbacks: inv.prog.Fallbacks}
@@ -108,7 +134,7 @@ func InvestigationWorkflow(ctx workflow.Context, req InvestigationRequest) (Inve
 		rep.Tasks = append(rep.Tasks, t.Name)
 	}
 	var out activities.InvestigationReportOutput
-	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, synthOptions), a.WriteInvestigationReport,
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, synthOptions), researchActs.WriteInvestigationReport,
 		activities.InvestigationReportInput{Report: rep}).Get(ctx, &out); err != nil {
 		return InvestigationReport{}, err
 	}
@@ -150,7 +176,7 @@ func (inv *investigation) texts() []string {
 
 // hypotheses runs the hypotheses in order; after each, the coverage assessment decides whether
 // the next is worth running.
-func (inv *investigation) hypotheses(tasks []activities.InvestigationTask) {
+func (inv *investigation) hypotheses(ctx workflow.Context, tasks []activities.InvestigationTask) {
 	total := 0
 	for _, t := range tasks {
 		total += len(t.Hypotheses)
@@ -168,7 +194,7 @@ func (inv *investigation) hypotheses(tasks []activities.InvestigationTask) {
 				sum.Skipped = inv.prog.StopReason
 			default:
 				inv.prog.Current = t.Name + " / " + h.Text
-				sum.NewUnique = inv.runHypothesis(ti, hi, t, h)
+				sum.NewUnique = inv.runHypothesis(ctx, ti, hi, t, h)
 				seen := strings.Join(inv.texts(), "\n")
 				c := investigate.AssessCoverage(inv.req.Question, seen, sum.NewUnique, total-done)
 				sum.Coverage = &c
@@ -182,21 +208,37 @@ func (inv *investigation) hypotheses(tasks []activities.InvestigationTask) {
 	inv.prog.Current = ""
 }
 
+// sourceLoopRun is one source loop a hypothesis started, and how it ended.
+type sourceLoopRun struct {
+	source string
+	id     string
+	fut    workflow.ChildWorkflowFuture
+	res    *SourceLoopResult
+	err    error
+}
+
 // runHypothesis runs one child loop per source in parallel and merges what they found,
 // within-source unique results first, then across sources with attribution.
-func (inv *investigation) runHypothesis(ti, hi int, t activities.InvestigationTask, h activities.Hypothesis) int {
-	ctx := inv.ctx
+func (inv *investigation) runHypothesis(ctx workflow.Context, ti, hi int, t activities.InvestigationTask, h activities.Hypothesis) int {
+	loops := inv.startLoops(ctx, ti, hi, t, h)
+	inv.awaitLoops(ctx, loops)
+	// merge in source order so citation numbers do not depend on which loop finished first
+	added := 0
+	for _, l := range loops {
+		added += inv.mergeLoop(t, h, l)
+	}
+	inv.prog.Findings = len(inv.findings)
+	return added
+}
+
+// startLoops starts a source loop for each of the hypothesis's sources its budget share allows.
+func (inv *investigation) startLoops(ctx workflow.Context, ti, hi int, t activities.InvestigationTask, h activities.Hypothesis) []*sourceLoopRun {
 	shares, ok := inv.budget.Split(inv.prog.Spend, len(h.Sources))
 	gaps := investigate.AssessCoverage(inv.req.Question, strings.Join(inv.texts(), "\n"), 0, 1).Uncovered
 	for i := range gaps {
 		gaps[i] = "nothing found yet about " + gaps[i]
 	}
-	type child struct {
-		source string
-		id     string
-		fut    workflow.ChildWorkflowFuture
-	}
-	var children []child
+	var loops []*sourceLoopRun
 	parent := workflow.GetInfo(ctx).WorkflowExecution.ID
 	for i, src := range h.Sources {
 		if !ok[i] {
@@ -205,71 +247,72 @@ func (inv *investigation) runHypothesis(ti, hi int, t activities.InvestigationTa
 			continue
 		}
 		id := fmt.Sprintf("%s/t%d-h%d/%s", parent, ti+1, hi+1, src)
-		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: id,
-			RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 1}})
+		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: id, RetryPolicy: sourceLoopRetry})
 		fut := workflow.ExecuteChildWorkflow(cctx, SourceLoopWorkflow, SourceLoopRequest{
 			Question: inv.req.Question, Task: t.Name, Hypothesis: h.Text, Source: src, SeedQueries: h.SeedQueries,
 			OpenGaps: gaps, Ceiling: inv.req.Ceilings[src], TimeLimit: inv.req.TimeLimit, ResultsPerQuery: inv.req.ResultsPerQuery,
 			Known: inv.known[src], Asked: inv.queried[src], Budget: shares[i], UseModel: inv.useModel, NoCache: inv.req.NoCache})
-		children = append(children, child{source: src, id: id, fut: fut})
+		loops = append(loops, &sourceLoopRun{source: src, id: id, fut: fut})
 		inv.prog.Running = append(inv.prog.Running, id)
 	}
-	results := make([]*SourceLoopResult, len(children))
-	errs := make([]error, len(children))
+	return loops
+}
+
+// awaitLoops waits for every loop, showing each one's events as it finishes.
+func (inv *investigation) awaitLoops(ctx workflow.Context, loops []*sourceLoopRun) {
 	sel := workflow.NewSelector(ctx)
-	for i, c := range children {
-		sel.AddFuture(c.fut, func(f workflow.Future) {
+	for _, l := range loops {
+		sel.AddFuture(l.fut, func(f workflow.Future) {
 			var r SourceLoopResult
 			if err := f.Get(ctx, &r); err != nil {
-				errs[i] = err
+				l.err = err
 			} else {
-				results[i] = &r
+				l.res = &r
 			}
-			inv.prog.Running = slices.DeleteFunc(inv.prog.Running, func(id string) bool { return id == c.id })
-			if results[i] != nil {
+			inv.prog.Running = slices.DeleteFunc(inv.prog.Running, func(id string) bool { return id == l.id })
+			if l.res != nil {
 				inv.prog.Events = append(inv.prog.Events, r.Events...)
 			}
 		})
 	}
-	for range children {
+	for range loops {
 		sel.Select(ctx)
 	}
-	// merge in source order so citation numbers do not depend on which loop finished first
-	added := 0
-	for i, c := range children {
-		sum := investigate.LoopSummary{Task: t.Name, Hypothesis: h.Text, Source: c.source}
-		hl := inv.health[c.source]
-		if errs[i] != nil {
-			sum.StopReason, sum.Error = "source loop failed", errMsg(errs[i])
-			hl.Failures++
-			hl.LastError = sum.Error
-			inv.fallback(fmt.Sprintf("source %s failed on %q: %s", c.source, h.Text, sum.Error))
-			inv.prog.Loops = append(inv.prog.Loops, sum)
-			continue
-		}
-		r := results[i]
-		inv.prog.Spend.Add(r.Spend)
-		inv.prog.Fallbacks = append(inv.prog.Fallbacks, r.Fallbacks...)
-		hl.Queries += len(r.Events)
-		for _, e := range r.Events {
-			inv.queried[c.source] = append(inv.queried[c.source], e.Query)
-		}
-		hl.Failures += r.Failures
-		if r.LastError != "" {
-			hl.LastError = r.LastError
-			sum.Error = r.LastError
-		}
-		for _, res := range r.Results {
-			inv.known[c.source] = append(inv.known[c.source], search.NormalizeURL(res.URL))
-		}
-		var n int
-		inv.findings, n = investigate.Merge(inv.findings, r.Results, investigate.Attribution{Task: t.Name, Hypothesis: h.Text, Source: c.source})
-		sum.Queries, sum.Unique, sum.New, sum.StopReason, sum.TimedOut = len(r.Events), len(r.Results), n, r.StopReason, r.TimedOut
-		added += n
+}
+
+// mergeLoop folds one finished loop into the findings, the source's health and the summary; it
+// returns how many findings were new.
+func (inv *investigation) mergeLoop(t activities.InvestigationTask, h activities.Hypothesis, l *sourceLoopRun) int {
+	sum := investigate.LoopSummary{Task: t.Name, Hypothesis: h.Text, Source: l.source}
+	hl := inv.health[l.source]
+	if l.err != nil {
+		sum.StopReason, sum.Error = "source loop failed", errMsg(l.err)
+		hl.Failures++
+		hl.LastError = sum.Error
+		inv.fallback(fmt.Sprintf("source %s failed on %q: %s", l.source, h.Text, sum.Error))
 		inv.prog.Loops = append(inv.prog.Loops, sum)
+		return 0
 	}
-	inv.prog.Findings = len(inv.findings)
-	return added
+	r := l.res
+	inv.prog.Spend.Add(r.Spend)
+	inv.prog.Fallbacks = append(inv.prog.Fallbacks, r.Fallbacks...)
+	hl.Queries += len(r.Events)
+	for _, e := range r.Events {
+		inv.queried[l.source] = append(inv.queried[l.source], e.Query)
+	}
+	hl.Failures += r.Failures
+	if r.LastError != "" {
+		hl.LastError = r.LastError
+		sum.Error = r.LastError
+	}
+	for _, res := range r.Results {
+		inv.known[l.source] = append(inv.known[l.source], search.NormalizeURL(res.URL))
+	}
+	var n int
+	inv.findings, n = investigate.Merge(inv.findings, r.Results, investigate.Attribution{Task: t.Name, Hypothesis: h.Text, Source: l.source})
+	sum.Queries, sum.Unique, sum.New, sum.StopReason, sum.TimedOut = len(r.Events), len(r.Results), n, r.StopReason, r.TimedOut
+	inv.prog.Loops = append(inv.prog.Loops, sum)
+	return n
 }
 
 // bestSource is the source that found the most results and did not keep failing.
@@ -305,17 +348,10 @@ func (inv *investigation) targeted(lead string) string {
 	return lead + " " + anchor
 }
 
-// extraSearch is one targeted search after the loops, on the source's own queue, counted by
-// the budget and recorded as a query event.
-type extraSearch struct {
-	query, label, decider string
-	fut                   workflow.Future
-}
-
 // searchAll runs targeted searches in parallel in the best source and merges what they found.
 // It returns, per query, the new findings and the error ("" when fine); queries already asked
 // or beyond the budget are skipped (empty query in the result).
-func (inv *investigation) searchAll(task string, labels, queries []string, decider string) (string, []int, []string) {
+func (inv *investigation) searchAll(ctx workflow.Context, task string, labels, queries []string, decider string) (string, []int, []string) {
 	src := inv.bestSource()
 	news, errs := make([]int, len(queries)), make([]string, len(queries))
 	if src == "" {
@@ -323,7 +359,7 @@ func (inv *investigation) searchAll(task string, labels, queries []string, decid
 	}
 	opts := searchOptions
 	opts.TaskQueue = activities.SourceTaskQueue(src)
-	sctx := workflow.WithActivityOptions(inv.ctx, opts)
+	sctx := workflow.WithActivityOptions(ctx, opts)
 	futs := make([]workflow.Future, len(queries))
 	for i, q := range queries {
 		key := src + "|" + plan.Normalize(q)
@@ -333,7 +369,7 @@ func (inv *investigation) searchAll(task string, labels, queries []string, decid
 		}
 		inv.asked[key] = true
 		inv.prog.Spend.SearchCalls++
-		futs[i] = workflow.ExecuteActivity(sctx, a.Search, activities.SearchInput{Provider: src, Query: q,
+		futs[i] = workflow.ExecuteActivity(sctx, researchActs.Search, activities.SearchInput{Provider: src, Query: q,
 			Question: inv.req.Question, Limit: inv.req.ResultsPerQuery, NoCache: inv.req.NoCache})
 	}
 	hl := inv.health[src]
@@ -345,7 +381,7 @@ func (inv *investigation) searchAll(task string, labels, queries []string, decid
 			Reasoning: "targeted query for the " + decider + " " + strings.TrimPrefix(labels[i], decider+": ")}
 		var out activities.SearchOutput
 		hl.Queries++
-		if err := fut.Get(inv.ctx, &out); err != nil {
+		if err := fut.Get(ctx, &out); err != nil {
 			ev.Error, errs[i] = errMsg(err), errMsg(err)
 			hl.Failures++
 			hl.LastError = ev.Error
@@ -374,7 +410,7 @@ func (inv *investigation) extractLeads(ctx workflow.Context) []investigate.Bread
 		opts = llmOptions
 	}
 	var out activities.LeadsOutput
-	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), a.ExtractLeads,
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), researchActs.ExtractLeads,
 		activities.LeadsInput{Texts: texts, UseModel: useModel}).Get(ctx, &out); err != nil {
 		inv.fallback("lead extraction failed, using patterns: " + errMsg(err))
 		return investigate.Breadcrumbs(texts, 0)
@@ -387,7 +423,7 @@ func (inv *investigation) extractLeads(ctx workflow.Context) []investigate.Bread
 }
 
 // followBreadcrumbs follows the top n leads the question does not already name.
-func (inv *investigation) followBreadcrumbs(ranked []investigate.Breadcrumb, n int) {
+func (inv *investigation) followBreadcrumbs(ctx workflow.Context, ranked []investigate.Breadcrumb, n int) {
 	q := investigate.NormalizeName(inv.req.Question)
 	var picked []investigate.Breadcrumb
 	for _, b := range ranked {
@@ -403,7 +439,7 @@ func (inv *investigation) followBreadcrumbs(ranked []investigate.Breadcrumb, n i
 	for i, b := range picked {
 		labels[i], queries[i] = "breadcrumb: "+b.Text, inv.targeted(b.Text)
 	}
-	src, news, errs := inv.searchAll("breadcrumbs", labels, queries, investigate.DeciderBreadcrumb)
+	src, news, errs := inv.searchAll(ctx, "breadcrumbs", labels, queries, investigate.DeciderBreadcrumb)
 	for i, b := range picked {
 		inv.leads = append(inv.leads, investigate.Lead{Breadcrumb: b, Source: src, Query: queries[i], New: news[i], Error: errs[i]})
 	}
@@ -428,12 +464,12 @@ func (inv *investigation) claims() ([]investigate.Claim, map[string]string) {
 }
 
 // researchActors searches each top entity in the best source and profiles it from the findings.
-func (inv *investigation) researchActors(entities []investigate.Breadcrumb) {
+func (inv *investigation) researchActors(ctx workflow.Context, entities []investigate.Breadcrumb) {
 	labels, queries := make([]string, len(entities)), make([]string, len(entities))
 	for i, e := range entities {
 		labels[i], queries[i] = "entity: "+e.Text, inv.targeted(e.Text)
 	}
-	_, news, errs := inv.searchAll("actors", labels, queries, investigate.DeciderEntity)
+	_, news, errs := inv.searchAll(ctx, "actors", labels, queries, investigate.DeciderEntity)
 	for i, e := range entities {
 		act := investigate.Profile(e, inv.findings, 3)
 		act.Query, act.New, act.Error = queries[i], news[i], errs[i]

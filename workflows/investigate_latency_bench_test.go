@@ -42,7 +42,7 @@ func baselineWorkflow(ctx workflow.Context, req baselineRequest) ([]search.Resul
 	for _, q := range req.Queries {
 		var fs []workflow.Future
 		for _, s := range req.Sources {
-			f := workflow.ExecuteActivity(ctx, a.Search, activities.SearchInput{Provider: s, Query: q, Limit: 8})
+			f := workflow.ExecuteActivity(ctx, researchActs.Search, activities.SearchInput{Provider: s, Query: q, Limit: 8})
 			if !req.Parallel {
 				var o activities.SearchOutput
 				if err := f.Get(ctx, &o); err != nil {

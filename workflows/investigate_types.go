@@ -10,11 +10,9 @@ import (
 	"github.com/sated-dev/sated/internal/search"
 )
 
-// Investigation workflow names; both answer ProgressQuery.
-const (
-	InvestigationWorkflowName = "InvestigationWorkflow"
-	SourceLoopWorkflowName    = "SourceLoopWorkflow"
-)
+// InvestigationWorkflowName is the registered name the starter starts; the investigation and
+// its source loops answer ProgressQuery.
+const InvestigationWorkflowName = "InvestigationWorkflow"
 
 // Investigation defaults.
 const (

@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"fmt"
-	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -39,21 +38,6 @@ type MemoryAdminResult struct {
 	Forget *activities.MemoryForgetOutput `json:"forget,omitempty"`
 }
 
-// memoryAdminOptions: quick local calls; retries cover a restarting memory worker and the
-// Meilisearch fallback (activities.MemoryFallbackAttempt), never bad input.
-var memoryAdminOptions = workflow.ActivityOptions{
-	StartToCloseTimeout:    time.Minute,
-	ScheduleToCloseTimeout: 5 * time.Minute,
-	RetryPolicy: &temporal.RetryPolicy{
-		InitialInterval:        time.Second,
-		MaximumAttempts:        activities.MemoryFallbackAttempt + 2,
-		NonRetryableErrorTypes: []string{"BadInput"},
-	},
-}
-
-// ma names the memory activities through a typed nil pointer.
-var ma *activities.MemoryActivities
-
 // MemoryAdminWorkflow runs one search, stats or forget operation on the memory task queue.
 func MemoryAdminWorkflow(ctx workflow.Context, req MemoryAdminRequest) (MemoryAdminResult, error) {
 	opts := memoryAdminOptions
@@ -66,14 +50,14 @@ func MemoryAdminWorkflow(ctx workflow.Context, req MemoryAdminRequest) (MemoryAd
 	switch req.Op {
 	case MemoryOpSearch:
 		res.Search = &activities.MemorySearchOutput{}
-		return res, workflow.ExecuteActivity(ctx, ma.SearchMemory, activities.MemorySearchInput{Text: req.Text, Limit: req.Limit}).Get(ctx, res.Search)
+		return res, workflow.ExecuteActivity(ctx, memoryActs.SearchMemory, activities.MemorySearchInput{Text: req.Text, Limit: req.Limit}).Get(ctx, res.Search)
 	case MemoryOpStats:
 		res.Stats = &activities.MemoryStatsOutput{}
-		return res, workflow.ExecuteActivity(ctx, ma.MemoryStats, activities.MemoryStatsInput{}).Get(ctx, res.Stats)
+		return res, workflow.ExecuteActivity(ctx, memoryActs.MemoryStats, activities.MemoryStatsInput{}).Get(ctx, res.Stats)
 	case MemoryOpForget:
 		res.Forget = &activities.MemoryForgetOutput{}
-		return res, workflow.ExecuteActivity(ctx, ma.ForgetMemory, activities.MemoryForgetInput{ID: req.ID, Task: req.Task}).Get(ctx, res.Forget)
+		return res, workflow.ExecuteActivity(ctx, memoryActs.ForgetMemory, activities.MemoryForgetInput{ID: req.ID, Task: req.Task}).Get(ctx, res.Forget)
 	default:
-		return res, temporal.NewNonRetryableApplicationError(fmt.Sprintf("unknown memory operation %q (want search, stats or forget)", req.Op), "BadInput", nil)
+		return res, temporal.NewNonRetryableApplicationError(fmt.Sprintf("unknown memory operation %q (want search, stats or forget)", req.Op), badInput, nil)
 	}
 }

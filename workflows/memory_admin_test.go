@@ -25,7 +25,7 @@ func TestMemoryAdminWorkflowOps(t *testing.T) {
 	}{
 		{"search", MemoryAdminRequest{Op: MemoryOpSearch, Text: "gc", Limit: 3},
 			func(env *testsuite.TestWorkflowEnvironment) {
-				env.OnActivity(ma.SearchMemory, mock.Anything, activities.MemorySearchInput{Text: "gc", Limit: 3}).
+				env.OnActivity(memoryActs.SearchMemory, mock.Anything, activities.MemorySearchInput{Text: "gc", Limit: 3}).
 					Return(activities.MemorySearchOutput{Hits: []activities.MemoryHit{{ID: "x", Fact: "f"}}, FullText: "sqlite-fts5"}, nil).Once()
 			},
 			func(t *testing.T, r MemoryAdminResult) {
@@ -34,13 +34,13 @@ func TestMemoryAdminWorkflowOps(t *testing.T) {
 			}},
 		{"stats", MemoryAdminRequest{Op: MemoryOpStats},
 			func(env *testsuite.TestWorkflowEnvironment) {
-				env.OnActivity(ma.MemoryStats, mock.Anything, activities.MemoryStatsInput{}).
+				env.OnActivity(memoryActs.MemoryStats, mock.Anything, activities.MemoryStatsInput{}).
 					Return(activities.MemoryStatsOutput{Count: 7, Quarantined: 2}, nil).Once()
 			},
 			func(t *testing.T, r MemoryAdminResult) { require.Equal(t, 7, r.Stats.Count) }},
 		{"forget task", MemoryAdminRequest{Op: MemoryOpForget, Task: "t1"},
 			func(env *testsuite.TestWorkflowEnvironment) {
-				env.OnActivity(ma.ForgetMemory, mock.Anything, activities.MemoryForgetInput{Task: "t1"}).
+				env.OnActivity(memoryActs.ForgetMemory, mock.Anything, activities.MemoryForgetInput{Task: "t1"}).
 					Return(activities.MemoryForgetOutput{Removed: 3}, nil).Once()
 			},
 			func(t *testing.T, r MemoryAdminResult) { require.Equal(t, 3, r.Forget.Removed) }},

@@ -25,16 +25,34 @@ func TestReplayRecordedHistory(t *testing.T) {
 // monitor that recorded ten cycles and started it, all recorded on the real dev server (by
 // `SATED_RECORD_HISTORY=1 go test ./starter -run TestHarnessOnDevServer`).
 func TestReplayHarnessHistories(t *testing.T) {
-	for _, tc := range []struct {
-		file string
-		wf   any
-	}{
+	replayEach(t, []recorded{
 		{"harness_cycle_history.json", HarnessCycleWorkflow},
 		{"harness_expansion_history.json", ExpansionWorkflow},
 		{"harness_monitor_history.json", SaturationMonitorWorkflow},
-	} {
-		t.Run(tc.file, func(t *testing.T) {
-			f, err := os.Open(filepath.Join("testdata", tc.file))
+	})
+}
+
+// TestReplayInvestigationHistories replays an investigation over the corpus and a loopback
+// SearXNG, one of its SearXNG source loops, and the memory stats admin run, all recorded on the
+// real dev server (by `SATED_RECORD_HISTORY=1 go test ./worker -run 'Investigation|FullRun'`).
+func TestReplayInvestigationHistories(t *testing.T) {
+	replayEach(t, []recorded{
+		{"investigation_history.json", InvestigationWorkflow},
+		{"source_loop_history.json", SourceLoopWorkflow},
+		{"memory_admin_history.json", MemoryAdminWorkflow},
+	})
+}
+
+// recorded is a history file under testdata and the workflow that produced it.
+type recorded struct {
+	file string
+	wf   any
+}
+
+func replayEach(t *testing.T, rs []recorded) {
+	for _, r := range rs {
+		t.Run(r.file, func(t *testing.T) {
+			f, err := os.Open(filepath.Join("testdata", r.file))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,7 +67,7 @@ func TestReplayHarnessHistories(t *testing.T) {
 				t.Fatal("the history does not start with the workflow's id")
 			}
 			replayer := worker.NewWorkflowReplayer()
-			replayer.RegisterWorkflow(tc.wf)
+			replayer.RegisterWorkflow(r.wf)
 			if err := replayer.ReplayWorkflowHistoryWithOptions(nil, h, worker.ReplayWorkflowHistoryOptions{OriginalExecution: workflow.Execution{ID: id}}); err != nil {
 				t.Fatal(err)
 			}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
-	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -16,38 +15,6 @@ import (
 	"github.com/sated-dev/sated/internal/novelty"
 	"github.com/sated-dev/sated/internal/plan"
 	"github.com/sated-dev/sated/internal/search"
-)
-
-// Activity options per kind of call. Temporal owns retries; bad input is never retried.
-var (
-	nonRetryable = []string{"BadInput"}
-
-	searchOptions = workflow.ActivityOptions{
-		StartToCloseTimeout: 30 * time.Second,
-		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2,
-			MaximumInterval: 30 * time.Second, MaximumAttempts: 4, NonRetryableErrorTypes: nonRetryable},
-	}
-	localOptions = workflow.ActivityOptions{
-		StartToCloseTimeout: 30 * time.Second,
-		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2,
-			MaximumAttempts: 3, NonRetryableErrorTypes: nonRetryable},
-	}
-	llmOptions = workflow.ActivityOptions{
-		StartToCloseTimeout: 5 * time.Minute,
-		RetryPolicy: &temporal.RetryPolicy{InitialInterval: 2 * time.Second, BackoffCoefficient: 2,
-			MaximumInterval: 30 * time.Second, MaximumAttempts: activities.ModelAttempts, NonRetryableErrorTypes: nonRetryable},
-	}
-	fetchOptions = workflow.ActivityOptions{
-		StartToCloseTimeout: 90 * time.Second,
-		HeartbeatTimeout:    30 * time.Second,
-		RetryPolicy: &temporal.RetryPolicy{InitialInterval: 2 * time.Second, BackoffCoefficient: 2,
-			MaximumAttempts: 3, NonRetryableErrorTypes: nonRetryable},
-	}
-	synthOptions = workflow.ActivityOptions{
-		StartToCloseTimeout: 10 * time.Minute,
-		RetryPolicy: &temporal.RetryPolicy{InitialInterval: 2 * time.Second, BackoffCoefficient: 2,
-			MaximumInterval: time.Minute, MaximumAttempts: activities.ModelAttempts, NonRetryableErrorTypes: nonRetryable},
-	}
 )
 
 // Phases shown by the progress query.
@@ -75,9 +42,10 @@ func ValidateRequest(req ResearchRequest) (config.Research, error) {
 
 // run is the state of one research run; the progress query reads it.
 type run struct {
-	ctx       workflow.Context
 	req       ResearchRequest
 	cfg       config.Research
+	stop      workflow.ReceiveChannel
+	seed      int64
 	useModel  bool
 	progress  Progress
 	seen      map[string]bool
@@ -88,26 +56,38 @@ type run struct {
 	caps      activities.Capabilities
 	stopWhy   string
 	budget    llm.Budget
+	asked     []string // queries sent to the provider so far
+	failures  int      // provider failures in a row
 }
 
 // ResearchWorkflow plans, searches in rounds while the results stay new, enriches the pages
 // worth reading, writes a cited report and remembers what it learned.
 func ResearchWorkflow(ctx workflow.Context, req ResearchRequest) (ResearchReport, error) {
-	r := &run{ctx: ctx, req: req, seen: map[string]bool{}}
-	r.progress = Progress{Phase: PhaseValidating, Question: req.Question}
-	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (Progress, error) { return r.progress, nil }); err != nil {
+	r, err := newRun(ctx, req)
+	if err != nil {
 		return ResearchReport{}, err
 	}
-	stopCh := workflow.GetSignalChannel(ctx, StopSignal)
+	return r.execute(ctx)
+}
+
+// newRun answers progress queries from the start, validates the request, learns what the
+// workers can do and fixes the seed.
+func newRun(ctx workflow.Context, req ResearchRequest) (*run, error) {
+	r := &run{req: req, seen: map[string]bool{}}
+	r.progress = Progress{Phase: PhaseValidating, Question: req.Question}
+	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (Progress, error) { return r.progress, nil }); err != nil {
+		return nil, err
+	}
+	r.stop = workflow.GetSignalChannel(ctx, StopSignal)
 
 	cfg, err := ValidateRequest(req)
 	if err != nil {
-		return ResearchReport{}, temporal.NewNonRetryableApplicationError("invalid research request: "+err.Error(), "BadInput", err)
+		return nil, temporal.NewNonRetryableApplicationError("invalid research request: "+err.Error(), badInput, err)
 	}
 	r.cfg = cfg
-	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, localOptions), a.WorkerCapabilities,
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, localOptions), researchActs.WorkerCapabilities,
 		activities.CapabilitiesInput{}).Get(ctx, &r.caps); err != nil {
-		return ResearchReport{}, err
+		return nil, err
 	}
 	if req.NoModel {
 		r.caps = activities.Capabilities{Memory: r.caps.Memory}
@@ -117,39 +97,73 @@ func ResearchWorkflow(ctx workflow.Context, req ResearchRequest) (ResearchReport
 	r.progress.Strategy = cfg.Strategy
 	r.progress.Threshold = *cfg.NoveltyThreshold
 
-	seed := req.Seed
-	if seed == 0 {
+	r.seed = req.Seed
+	if r.seed == 0 {
 		// a fresh seed is drawn once and recorded, so replays take the same pass-through decisions
-		if err := workflow.SideEffect(ctx, func(workflow.Context) any { return rand.Int63() }).Get(&seed); err != nil {
-			return ResearchReport{}, err
+		if err := workflow.SideEffect(ctx, func(workflow.Context) any { return rand.Int63() }).Get(&r.seed); err != nil {
+			return nil, err
 		}
 	}
+	return r, nil
+}
 
-	task := req.Question
-	{
-		r.progress.Phase = PhasePreparing
-		var prep activities.PrepareOutput
-		if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, llmOptions), a.PrepareTask,
-			activities.PrepareInput{Question: req.Question, UseModel: r.caps.Vision && r.canSpend(1), MaxCalls: r.callsLeft()}).Get(ctx, &prep); err != nil {
-			r.note("vision bridge failed, task left unchanged: " + errMsg(err))
-		} else {
-			task = prep.Task
-			r.addUsage(prep.Usage)
-			r.progress.Notes = append(r.progress.Notes, prep.Notes...)
-		}
+// execute runs the stages in order: prepare, recall, plan, search, enrich, synthesize, remember.
+func (r *run) execute(ctx workflow.Context) (ResearchReport, error) {
+	task := r.prepare(ctx)
+	prior := r.recall(ctx, task)
+	p, err := r.planResearch(ctx, task, prior)
+	if err != nil {
+		return ResearchReport{}, err
 	}
 
-	prior := r.recall(task)
+	r.progress.Phase = PhaseSearching
+	r.search(ctx, task, p)
+	if r.stopWhy == "" {
+		r.stopWhy = "maximum rounds reached"
+	}
+	r.progress.StopReason = r.stopWhy
 
+	r.progress.Phase = PhaseEnriching
+	r.enrich(ctx, task)
+
+	report, err := r.synthesize(ctx, task, p, prior)
+	if err != nil {
+		return ResearchReport{}, err
+	}
+
+	r.progress.Phase = PhaseRemembering
+	r.remember(ctx, task, report)
+	report.Notes = r.progress.Notes
+
+	r.progress.Phase = PhaseDone
+	return report, nil
+}
+
+// prepare lets the vision bridge rewrite the question into a task; a failure keeps the question.
+func (r *run) prepare(ctx workflow.Context) string {
+	r.progress.Phase = PhasePreparing
+	var prep activities.PrepareOutput
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, llmOptions), researchActs.PrepareTask,
+		activities.PrepareInput{Question: r.req.Question, UseModel: r.caps.Vision && r.canSpend(1), MaxCalls: r.callsLeft()}).Get(ctx, &prep); err != nil {
+		r.note("vision bridge failed, task left unchanged: " + errMsg(err))
+		return r.req.Question
+	}
+	r.addUsage(prep.Usage)
+	r.progress.Notes = append(r.progress.Notes, prep.Notes...)
+	return prep.Task
+}
+
+// planResearch makes the plan, starting from the facts memory recalled.
+func (r *run) planResearch(ctx workflow.Context, task string, prior []activities.PriorFact) (Plan, error) {
 	r.progress.Phase = PhasePlanning
 	var planned activities.PlanOutput
 	known := make([]string, 0, len(prior))
 	for _, p := range prior {
 		known = append(known, p.Fact)
 	}
-	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, r.modelOrLocal()), a.PlanResearch,
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, r.modelOrLocal()), researchActs.PlanResearch,
 		activities.PlanInput{Question: task, KnownFacts: known, UseModel: r.caps.Planner && r.canSpend(jsonStageCalls)}).Get(ctx, &planned); err != nil {
-		return ResearchReport{}, err
+		return Plan{}, err
 	}
 	r.addUsage(planned.Usage)
 	p := planned.Plan
@@ -157,30 +171,25 @@ func ResearchWorkflow(ctx workflow.Context, req ResearchRequest) (ResearchReport
 		r.fallback("planner: " + p.FallbackReason)
 	}
 	r.progress.Plan = &p
+	return p, nil
+}
 
-	r.progress.Phase = PhaseSearching
-	r.search(task, p, seed, stopCh)
-	if r.stopWhy == "" {
-		r.stopWhy = "maximum rounds reached"
-	}
-	r.progress.StopReason = r.stopWhy
-
-	r.progress.Phase = PhaseEnriching
-	r.enrich(task)
-
+// synthesize writes the cited report from the sources and the knowledge state.
+func (r *run) synthesize(ctx workflow.Context, task string, p Plan, prior []activities.PriorFact) (ResearchReport, error) {
 	r.progress.Phase = PhaseSynthesizing
+	cfg := r.cfg
 	in := activities.SynthesizeInput{
-		WorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID, Question: req.Question, Strategy: cfg.Strategy,
-		Threshold: *cfg.NoveltyThreshold, Seed: seed, Plan: p, Rounds: r.progress.Rounds, StopReason: r.stopWhy,
+		WorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID, Question: r.req.Question, Strategy: cfg.Strategy,
+		Threshold: *cfg.NoveltyThreshold, Seed: r.seed, Plan: p, Rounds: r.progress.Rounds, StopReason: r.stopWhy,
 		Sources: r.sources, Knowledge: r.knowledge, Prior: prior, Fallbacks: r.progress.Fallbacks,
-		Notes: r.progress.Notes, SearchCalls: r.calls, UseModel: r.caps.Producer && r.canSpend(jsonStageCalls), Eval: req.Eval, Usage: r.usage,
+		Notes: r.progress.Notes, SearchCalls: r.calls, UseModel: r.caps.Producer && r.canSpend(jsonStageCalls), Eval: r.req.Eval, Usage: r.usage,
 	}
 	if r.caps.Producer && !in.UseModel {
 		r.note("model budget spent: the report is extractive")
 		in.Notes = r.progress.Notes
 	}
 	var out activities.SynthesizeOutput
-	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, synthOptions), a.Synthesize, in).Get(ctx, &out); err != nil {
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, synthOptions), researchActs.Synthesize, in).Get(ctx, &out); err != nil {
 		return ResearchReport{}, err
 	}
 	r.addUsage(out.Usage)
@@ -190,7 +199,7 @@ func ResearchWorkflow(ctx workflow.Context, req ResearchRequest) (ResearchReport
 	r.progress.ReportPath = out.MarkdownPath
 
 	report := ResearchReport{
-		WorkflowID: in.WorkflowID, Question: req.Question, Task: task, Config: cfg, Seed: seed, Plan: p,
+		WorkflowID: in.WorkflowID, Question: r.req.Question, Task: task, Config: cfg, Seed: r.seed, Plan: p,
 		Rounds: r.progress.Rounds, StopReason: r.stopWhy, Sources: r.sources, Knowledge: r.knowledge,
 		Markdown: out.Markdown, Extractive: out.Extractive, RemovedCitations: out.RemovedCitations,
 		Fallbacks: r.progress.Fallbacks, SearchCalls: r.calls, MarkdownPath: out.MarkdownPath,
@@ -199,39 +208,18 @@ func ResearchWorkflow(ctx workflow.Context, req ResearchRequest) (ResearchReport
 	for i := range report.Sources {
 		report.Sources[i].Text = "" // page text stays in the saved report, not the result
 	}
-
-	r.progress.Phase = PhaseRemembering
-	r.remember(task, report)
-	report.Notes = r.progress.Notes
-
-	r.progress.Phase = PhaseDone
 	return report, nil
 }
 
-// a names activities through a typed nil pointer.
-var a *activities.Activities
-
-// memoryOptions put memory activities on the memory worker's own queue; a missing memory
-// worker costs a minute, never the run.
-func (r *run) memoryOptions() workflow.ActivityOptions {
-	return workflow.ActivityOptions{
-		TaskQueue:              r.caps.MemoryQueue,
-		ScheduleToStartTimeout: time.Minute,
-		StartToCloseTimeout:    2 * time.Minute,
-		RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2,
-			MaximumAttempts: activities.MemoryFallbackAttempt, NonRetryableErrorTypes: nonRetryable},
-	}
-}
-
 // recall asks memory for what earlier runs established about the task.
-func (r *run) recall(task string) []activities.PriorFact {
+func (r *run) recall(ctx workflow.Context, task string) []activities.PriorFact {
 	if !r.caps.Memory {
 		return nil
 	}
 	r.progress.Phase = PhaseRecalling
 	var out activities.MemoryRecallOutput
-	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(r.ctx, r.memoryOptions()), m.RecallMemory,
-		activities.MemoryRecallInput{Task: task}).Get(r.ctx, &out); err != nil {
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, memoryOptions(r.caps.MemoryQueue)), memoryActs.RecallMemory,
+		activities.MemoryRecallInput{Task: task}).Get(ctx, &out); err != nil {
 		r.note("memory recall failed, planning without prior knowledge: " + errMsg(err))
 		return nil
 	}
@@ -242,7 +230,7 @@ func (r *run) recall(task string) []activities.PriorFact {
 }
 
 // remember stores what this run established; a failed write never loses the report.
-func (r *run) remember(task string, rep ResearchReport) {
+func (r *run) remember(ctx workflow.Context, task string, rep ResearchReport) {
 	if !r.caps.Memory || len(rep.Sources) == 0 {
 		return
 	}
@@ -257,8 +245,8 @@ func (r *run) remember(task string, rep ResearchReport) {
 		}
 	}
 	var out activities.MemoryRememberOutput
-	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(r.ctx, r.memoryOptions()), m.RememberRun,
-		activities.MemoryRememberInput{Task: task, Facts: facts, At: workflow.Now(r.ctx)}).Get(r.ctx, &out); err != nil {
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, memoryOptions(r.caps.MemoryQueue)), memoryActs.RememberRun,
+		activities.MemoryRememberInput{Task: task, Facts: facts, At: workflow.Now(ctx)}).Get(ctx, &out); err != nil {
 		r.note("memory write failed; the report is kept: " + errMsg(err))
 		return
 	}
@@ -276,9 +264,6 @@ func sourceTexts(ss []Source) []string {
 	}
 	return out
 }
-
-// m names the memory activities, served on the memory task queue.
-var m *activities.MemoryActivities
 
 func (r *run) modelOrLocal() workflow.ActivityOptions {
 	if r.useModel {
@@ -329,178 +314,226 @@ func errMsg(err error) string {
 	return err.Error()
 }
 
+// roundEnd says how far a step of a round got: the round goes on, the round is over, or the
+// whole search is.
+type roundEnd int
+
+const (
+	roundGoesOn roundEnd = iota
+	roundOver
+	searchOver
+)
+
 // search runs the rounds. It never fails the run: a provider that keeps failing is reported and
 // the run goes on to synthesis with what it has.
-func (r *run) search(task string, p Plan, seed int64, stopCh workflow.ReceiveChannel) {
-	ctx := r.ctx
-	cfg := r.cfg
-	rounds := cfg.MaxRounds
-	if cfg.Strategy == config.StrategyFixed {
-		rounds = cfg.FixedRounds
+func (r *run) search(ctx workflow.Context, task string, p Plan) {
+	rounds := r.cfg.MaxRounds
+	if r.cfg.Strategy == config.StrategyFixed {
+		rounds = r.cfg.FixedRounds
 	}
-	var previous []string
-	failures := 0
 	for round := 1; round <= rounds; round++ {
-		if stopCh.ReceiveAsync(nil) {
-			r.progress.StopRequested = true
-			r.stopWhy = fmt.Sprintf("stopped by request before round %d", round)
-			return
-		}
-		if r.useModel && r.overBudget() {
-			_, why := r.budget.Exceeded(r.usage)
-			r.stopWhy = why + fmt.Sprintf("; research stopped before round %d", round)
-			return
-		}
-		if r.useModel && r.budget.MaxCalls > 0 && !r.canSpend(jsonStageCalls) {
-			r.stopWhy = fmt.Sprintf("model budget nearly spent: %d/%d calls, the rest is kept for the report; research stopped before round %d",
-				r.usage.Calls, r.budget.MaxCalls, round)
+		if r.stopBefore(round) {
 			return
 		}
 		rec := activities.RoundRecord{Round: round}
-		// planned queries feed the early rounds; later rounds get a gap-filling query
-		if round <= len(p.SearchQueries) {
-			rec.Query, rec.QuerySource = p.SearchQueries[round-1], "plan"
-		} else {
-			var gap activities.GapQueryOutput
-			err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, r.modelOrLocal()), a.PlanQuery,
-				activities.GapQueryInput{Question: task, Knowledge: r.knowledge, Previous: previous,
-					UseModel: r.caps.Planner && r.canSpend(jsonStageCalls)}).Get(ctx, &gap)
-			if err != nil {
-				r.stopWhy = "gap query planning failed: " + errMsg(err)
-				return
-			}
-			r.addUsage(gap.Usage)
-			if gap.Fallback != "" {
-				r.fallback(fmt.Sprintf("gap query round %d: %s", round, gap.Fallback))
-			}
-			if gap.Query == "" {
-				r.stopWhy = fmt.Sprintf("no new query left to ask at round %d", round)
-				return
-			}
-			rec.Query, rec.QuerySource = gap.Query, gap.Planner+"-gap"
-		}
-		if plan.SameAsQuestion(rec.Query, r.req.Question) {
-			// the raw question is never sent to a provider
-			rec.Query = plan.GapQuery(task, r.knowledge, append(previous, rec.Query))
-			if rec.Query == "" {
-				r.stopWhy = "no query left that differs from the question"
-				return
-			}
-		}
-		previous = append(previous, rec.Query)
-
-		out, err := r.searchOnce(rec.Query)
-		var appErr *temporal.ApplicationError
-		if errors.As(err, &appErr) && appErr.Type() == activities.ProviderUnusable {
-			rec.Decision, rec.Note = DecisionSearchError, appErr.Message()
-			r.pushRound(rec)
-			r.fallback(fmt.Sprintf("round %d: %s", round, appErr.Message()))
-			r.stopWhy = appErr.Message()
+		var ok bool
+		if rec.Query, rec.QuerySource, ok = r.nextQuery(ctx, task, p, round); !ok {
 			return
 		}
-		if err != nil {
-			failures++
-			rec.Decision = DecisionSearchError
-			rec.Note = errMsg(err)
-			r.fallback(fmt.Sprintf("round %d: provider %s failed: %s", round, cfg.Provider, errMsg(err)))
-			r.pushRound(rec)
-			if failures >= 2 || round == 1 && len(r.sources) == 0 && round == rounds {
-				r.stopWhy = fmt.Sprintf("provider %s failed %d times", cfg.Provider, failures)
-				return
-			}
+		results, end := r.searchRound(ctx, &rec, rounds)
+		if end == searchOver {
+			return
+		}
+		if end == roundOver {
 			continue
 		}
-		failures = 0
-		rec.Results, rec.Chars, rec.Cached = len(out.Results), out.Chars, out.Cached
-		results := out.Results
-
-		if round == 1 && out.Chars < cfg.QualityFloor {
-			// quality floor: a thin first search gets one simplified fallback query
-			if simple := plan.Simplify(rec.Query); simple != "" && !plan.SameAsQuestion(simple, r.req.Question) {
-				fb, ferr := r.searchOnce(simple)
-				previous = append(previous, simple)
-				if ferr == nil {
-					rec.Note = fmt.Sprintf("first search returned %d chars (< floor %d); fallback query %q returned %d chars", out.Chars, cfg.QualityFloor, simple, fb.Chars)
-					results = append(results, fb.Results...)
-					rec.Results += len(fb.Results)
-					rec.Chars += fb.Chars
-				} else {
-					rec.Note = fmt.Sprintf("first search returned %d chars (< floor %d); fallback query %q failed: %s", out.Chars, cfg.QualityFloor, simple, errMsg(ferr))
-				}
-				rec.Decision = DecisionFallback
-				r.fallback("round 1: " + rec.Note)
-			} else {
-				rec.Note = fmt.Sprintf("first search returned %d chars (< floor %d); no simpler query to fall back to", out.Chars, cfg.QualityFloor)
-			}
-		}
-
 		fresh := r.fresh(results)
 		rec.NewResults = len(fresh)
-
 		if round == 1 || r.knowledge == "" {
 			// the first round builds the knowledge state directly: no compression call
 			r.merge(fresh, round)
-			r.knowledge = knowledge.Initial(fresh, cfg.KnowledgeCap)
+			r.knowledge = knowledge.Initial(fresh, r.cfg.KnowledgeCap)
 			if rec.Decision == "" {
 				rec.Decision = DecisionAccepted
 			}
 			r.pushRound(rec)
 			continue
 		}
-
-		score, method, err := r.score(fresh)
-		if err != nil {
-			rec.Decision = DecisionSearchError
-			rec.Note = "novelty assessment failed: " + errMsg(err)
-			r.pushRound(rec)
-			r.stopWhy = rec.Note
-			return
-		}
-		rec.Novelty, rec.Scored, rec.Method = score, true, method
-
-		decision := novelty.Accept
-		if cfg.Strategy == config.StrategySaturation {
-			decision = novelty.Gate(score, *cfg.NoveltyThreshold, round, cfg.MinRounds, seed, *cfg.Epsilon)
-		}
-		switch decision {
-		case novelty.Accept, novelty.EpsilonContinue:
-			rec.Decision = DecisionAccepted
-			if cfg.Strategy == config.StrategyFixed {
-				rec.Decision = DecisionFixed
-			}
-			if decision == novelty.EpsilonContinue {
-				rec.Decision = DecisionEpsilon
-			}
-			r.merge(fresh, round)
-			if len(fresh) > 0 {
-				if err := r.compress(task, fresh); err != nil {
-					rec.Note = "compression failed, knowledge unchanged: " + errMsg(err)
-				}
-			}
-			r.pushRound(rec)
-		case novelty.DiscardContinue:
-			rec.Decision = DecisionDiscarded
-			rec.Note = fmt.Sprintf("novelty %.2f below threshold %.2f before the minimum of %d rounds", score, *cfg.NoveltyThreshold, cfg.MinRounds)
-			r.pushRound(rec)
-		case novelty.Stop:
-			rec.Decision = DecisionDiscarded
-			r.pushRound(rec)
-			r.stopWhy = fmt.Sprintf("saturated: novelty %.2f below threshold %.2f at round %d", score, *cfg.NoveltyThreshold, round)
+		if r.gate(ctx, task, &rec, fresh) == searchOver {
 			return
 		}
 	}
+}
+
+// stopBefore ends the search before a round on a stop request or a spent model budget.
+func (r *run) stopBefore(round int) bool {
+	if r.stop.ReceiveAsync(nil) {
+		r.progress.StopRequested = true
+		r.stopWhy = fmt.Sprintf("stopped by request before round %d", round)
+		return true
+	}
+	if r.useModel && r.overBudget() {
+		_, why := r.budget.Exceeded(r.usage)
+		r.stopWhy = why + fmt.Sprintf("; research stopped before round %d", round)
+		return true
+	}
+	if r.useModel && r.budget.MaxCalls > 0 && !r.canSpend(jsonStageCalls) {
+		r.stopWhy = fmt.Sprintf("model budget nearly spent: %d/%d calls, the rest is kept for the report; research stopped before round %d",
+			r.usage.Calls, r.budget.MaxCalls, round)
+		return true
+	}
+	return false
+}
+
+// nextQuery picks the round's query and where it came from: planned queries feed the early
+// rounds, later rounds get a gap-filling query. ok is false when no query is left to ask.
+func (r *run) nextQuery(ctx workflow.Context, task string, p Plan, round int) (query, source string, ok bool) {
+	if round <= len(p.SearchQueries) {
+		query, source = p.SearchQueries[round-1], "plan"
+	} else {
+		var gap activities.GapQueryOutput
+		err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, r.modelOrLocal()), researchActs.PlanQuery,
+			activities.GapQueryInput{Question: task, Knowledge: r.knowledge, Previous: r.asked,
+				UseModel: r.caps.Planner && r.canSpend(jsonStageCalls)}).Get(ctx, &gap)
+		if err != nil {
+			r.stopWhy = "gap query planning failed: " + errMsg(err)
+			return "", "", false
+		}
+		r.addUsage(gap.Usage)
+		if gap.Fallback != "" {
+			r.fallback(fmt.Sprintf("gap query round %d: %s", round, gap.Fallback))
+		}
+		if gap.Query == "" {
+			r.stopWhy = fmt.Sprintf("no new query left to ask at round %d", round)
+			return "", "", false
+		}
+		query, source = gap.Query, gap.Planner+"-gap"
+	}
+	if plan.SameAsQuestion(query, r.req.Question) {
+		// the raw question is never sent to a provider
+		query = plan.GapQuery(task, r.knowledge, append(r.asked, query))
+		if query == "" {
+			r.stopWhy = "no query left that differs from the question"
+			return "", "", false
+		}
+	}
+	r.asked = append(r.asked, query)
+	return query, source, true
+}
+
+// searchRound runs the round's search. A failure ends the round, or the search when the
+// provider is unusable or keeps failing; a thin first search gets one simplified fallback query.
+func (r *run) searchRound(ctx workflow.Context, rec *activities.RoundRecord, rounds int) ([]search.Result, roundEnd) {
+	out, err := r.searchOnce(ctx, rec.Query)
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) && appErr.Type() == activities.ProviderUnusable {
+		rec.Decision, rec.Note = DecisionSearchError, appErr.Message()
+		r.pushRound(*rec)
+		r.fallback(fmt.Sprintf("round %d: %s", rec.Round, appErr.Message()))
+		r.stopWhy = appErr.Message()
+		return nil, searchOver
+	}
+	if err != nil {
+		r.failures++
+		rec.Decision = DecisionSearchError
+		rec.Note = errMsg(err)
+		r.fallback(fmt.Sprintf("round %d: provider %s failed: %s", rec.Round, r.cfg.Provider, errMsg(err)))
+		r.pushRound(*rec)
+		if r.failures >= 2 || rec.Round == 1 && len(r.sources) == 0 && rec.Round == rounds {
+			r.stopWhy = fmt.Sprintf("provider %s failed %d times", r.cfg.Provider, r.failures)
+			return nil, searchOver
+		}
+		return nil, roundOver
+	}
+	r.failures = 0
+	rec.Results, rec.Chars, rec.Cached = len(out.Results), out.Chars, out.Cached
+	if rec.Round == 1 && out.Chars < r.cfg.QualityFloor {
+		return r.belowFloor(ctx, rec, out), roundGoesOn
+	}
+	return out.Results, roundGoesOn
+}
+
+// belowFloor is the quality floor: a thin first search gets one simplified fallback query,
+// whose results join the round's.
+func (r *run) belowFloor(ctx workflow.Context, rec *activities.RoundRecord, out activities.SearchOutput) []search.Result {
+	results, floor := out.Results, r.cfg.QualityFloor
+	simple := plan.Simplify(rec.Query)
+	if simple == "" || plan.SameAsQuestion(simple, r.req.Question) {
+		rec.Note = fmt.Sprintf("first search returned %d chars (< floor %d); no simpler query to fall back to", out.Chars, floor)
+		return results
+	}
+	fb, ferr := r.searchOnce(ctx, simple)
+	r.asked = append(r.asked, simple)
+	if ferr == nil {
+		rec.Note = fmt.Sprintf("first search returned %d chars (< floor %d); fallback query %q returned %d chars", out.Chars, floor, simple, fb.Chars)
+		results = append(results, fb.Results...)
+		rec.Results += len(fb.Results)
+		rec.Chars += fb.Chars
+	} else {
+		rec.Note = fmt.Sprintf("first search returned %d chars (< floor %d); fallback query %q failed: %s", out.Chars, floor, simple, errMsg(ferr))
+	}
+	rec.Decision = DecisionFallback
+	r.fallback("round 1: " + rec.Note)
+	return results
+}
+
+// gate scores the round's fresh results and lets the novelty gate decide whether they join the
+// knowledge state, are discarded, or end the search as saturated.
+func (r *run) gate(ctx workflow.Context, task string, rec *activities.RoundRecord, fresh []search.Result) roundEnd {
+	cfg := r.cfg
+	score, method, err := r.score(ctx, fresh)
+	if err != nil {
+		rec.Decision = DecisionSearchError
+		rec.Note = "novelty assessment failed: " + errMsg(err)
+		r.pushRound(*rec)
+		r.stopWhy = rec.Note
+		return searchOver
+	}
+	rec.Novelty, rec.Scored, rec.Method = score, true, method
+
+	decision := novelty.Accept
+	if cfg.Strategy == config.StrategySaturation {
+		decision = novelty.Gate(score, *cfg.NoveltyThreshold, rec.Round, cfg.MinRounds, r.seed, *cfg.Epsilon)
+	}
+	switch decision {
+	case novelty.Accept, novelty.EpsilonContinue:
+		rec.Decision = DecisionAccepted
+		if cfg.Strategy == config.StrategyFixed {
+			rec.Decision = DecisionFixed
+		}
+		if decision == novelty.EpsilonContinue {
+			rec.Decision = DecisionEpsilon
+		}
+		r.merge(fresh, rec.Round)
+		if len(fresh) > 0 {
+			if err := r.compress(ctx, task, fresh); err != nil {
+				rec.Note = "compression failed, knowledge unchanged: " + errMsg(err)
+			}
+		}
+		r.pushRound(*rec)
+	case novelty.DiscardContinue:
+		rec.Decision = DecisionDiscarded
+		rec.Note = fmt.Sprintf("novelty %.2f below threshold %.2f before the minimum of %d rounds", score, *cfg.NoveltyThreshold, cfg.MinRounds)
+		r.pushRound(*rec)
+	case novelty.Stop:
+		rec.Decision = DecisionDiscarded
+		r.pushRound(*rec)
+		r.stopWhy = fmt.Sprintf("saturated: novelty %.2f below threshold %.2f at round %d", score, *cfg.NoveltyThreshold, rec.Round)
+		return searchOver
+	}
+	return roundGoesOn
 }
 
 func (r *run) pushRound(rec activities.RoundRecord) {
 	r.progress.Rounds = append(r.progress.Rounds, rec)
 }
 
-func (r *run) searchOnce(query string) (activities.SearchOutput, error) {
+func (r *run) searchOnce(ctx workflow.Context, query string) (activities.SearchOutput, error) {
 	var out activities.SearchOutput
 	r.calls++
-	err := workflow.ExecuteActivity(workflow.WithActivityOptions(r.ctx, searchOptions), a.Search,
+	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, searchOptions), researchActs.Search,
 		activities.SearchInput{Provider: r.cfg.Provider, Query: query, Question: r.req.Question,
-			Limit: r.cfg.ResultsPerQuery, NoCache: r.cfg.NoCache}).Get(r.ctx, &out)
+			Limit: r.cfg.ResultsPerQuery, NoCache: r.cfg.NoCache}).Get(ctx, &out)
 	return out, err
 }
 
@@ -532,7 +565,7 @@ func (r *run) merge(results []search.Result, round int) {
 	r.progress.Sources = len(r.sources)
 }
 
-func (r *run) score(fresh []search.Result) (float64, string, error) {
+func (r *run) score(ctx workflow.Context, fresh []search.Result) (float64, string, error) {
 	if len(fresh) == 0 {
 		return 0, "none", nil // nothing unseen: nothing new
 	}
@@ -546,8 +579,8 @@ func (r *run) score(fresh []search.Result) (float64, string, error) {
 		opts = llmOptions
 	}
 	var out activities.NoveltyOutput
-	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(r.ctx, opts), a.AssessNovelty,
-		activities.NoveltyInput{Method: method, Knowledge: r.knowledge, Results: fresh}).Get(r.ctx, &out); err != nil {
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), researchActs.AssessNovelty,
+		activities.NoveltyInput{Method: method, Knowledge: r.knowledge, Results: fresh}).Get(ctx, &out); err != nil {
 		return 0, "", err
 	}
 	r.addUsage(out.Usage)
@@ -557,12 +590,12 @@ func (r *run) score(fresh []search.Result) (float64, string, error) {
 	return out.Score, out.Method, nil
 }
 
-func (r *run) compress(task string, fresh []search.Result) error {
+func (r *run) compress(ctx workflow.Context, task string, fresh []search.Result) error {
 	var out activities.CompressOutput
 	useModel := r.caps.Producer && r.canSpend(jsonStageCalls)
-	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(r.ctx, r.modelOrLocal()), a.CompressKnowledge,
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, r.modelOrLocal()), researchActs.CompressKnowledge,
 		activities.CompressInput{Question: task, Knowledge: r.knowledge, Results: fresh, Cap: r.cfg.KnowledgeCap,
-			UseModel: useModel}).Get(r.ctx, &out); err != nil {
+			UseModel: useModel}).Get(ctx, &out); err != nil {
 		return err
 	}
 	r.addUsage(out.Usage)
@@ -574,23 +607,23 @@ func (r *run) compress(task string, fresh []search.Result) error {
 }
 
 // enrich reads in full the results whose snippets add most to the knowledge state.
-func (r *run) enrich(task string) {
+func (r *run) enrich(ctx workflow.Context, task string) {
 	snippets := make([]string, len(r.sources))
 	for i, s := range r.sources {
 		snippets[i] = s.Title + ". " + s.Snippet
 	}
 	picked := novelty.SelectForEnrichment(snippets, r.knowledge, *r.cfg.EnrichOverlapCut, *r.cfg.EnrichCount)
 	futures := make([]workflow.Future, len(picked))
-	fctx := workflow.WithActivityOptions(r.ctx, fetchOptions)
+	fctx := workflow.WithActivityOptions(ctx, fetchOptions)
 	for i, idx := range picked {
 		s := r.sources[idx]
-		futures[i] = workflow.ExecuteActivity(fctx, a.FetchPage,
+		futures[i] = workflow.ExecuteActivity(fctx, researchActs.FetchPage,
 			activities.FetchInput{URL: s.URL, DocID: s.DocID, Provider: s.Provider, Question: task,
 				UseModel: r.caps.Embedder && r.canSpend(len(picked))})
 	}
 	for i, idx := range picked {
 		var out activities.FetchOutput
-		if err := futures[i].Get(r.ctx, &out); err != nil {
+		if err := futures[i].Get(ctx, &out); err != nil {
 			r.fallback(fmt.Sprintf("enrichment of [%d] %s failed: %s", r.sources[idx].N, r.sources[idx].URL, errMsg(err)))
 			continue
 		}

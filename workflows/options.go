@@ -1,0 +1,83 @@
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/sated-dev/sated/activities"
+)
+
+// badInput is the error type of input no retry can fix; activities use the same string.
+const badInput = "BadInput"
+
+// nonRetryable lists the error types no activity retries.
+var nonRetryable = []string{badInput}
+
+// retryPolicy backs off from initial, doubling up to maxInterval (0: Temporal's default), for at
+// most attempts tries; bad input is never retried.
+func retryPolicy(initial, maxInterval time.Duration, attempts int32) *temporal.RetryPolicy {
+	return &temporal.RetryPolicy{InitialInterval: initial, BackoffCoefficient: 2, MaximumInterval: maxInterval,
+		MaximumAttempts: attempts, NonRetryableErrorTypes: nonRetryable}
+}
+
+// Activity options per kind of call. Temporal owns retries.
+var (
+	searchOptions = workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy:         retryPolicy(time.Second, 30*time.Second, 4),
+	}
+	localOptions = workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy:         retryPolicy(time.Second, 0, 3),
+	}
+	llmOptions = workflow.ActivityOptions{
+		StartToCloseTimeout: 5 * time.Minute,
+		RetryPolicy:         retryPolicy(2*time.Second, 30*time.Second, activities.ModelAttempts),
+	}
+	fetchOptions = workflow.ActivityOptions{
+		StartToCloseTimeout: 90 * time.Second,
+		HeartbeatTimeout:    30 * time.Second,
+		RetryPolicy:         retryPolicy(2*time.Second, 0, 3),
+	}
+	synthOptions = workflow.ActivityOptions{
+		StartToCloseTimeout: 10 * time.Minute,
+		RetryPolicy:         retryPolicy(2*time.Second, time.Minute, activities.ModelAttempts),
+	}
+
+	// memoryAdminOptions: quick local calls; retries cover a restarting memory worker and the
+	// Meilisearch fallback (activities.MemoryFallbackAttempt), never bad input.
+	memoryAdminOptions = workflow.ActivityOptions{
+		StartToCloseTimeout:    time.Minute,
+		ScheduleToCloseTimeout: 5 * time.Minute,
+		RetryPolicy:            retryPolicy(time.Second, 0, activities.MemoryFallbackAttempt+2),
+	}
+
+	harnessStoreOptions = workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy:         retryPolicy(time.Second, 0, 3),
+	}
+	harnessModelOptions = workflow.ActivityOptions{
+		StartToCloseTimeout: 5 * time.Minute,
+		RetryPolicy:         retryPolicy(2*time.Second, 0, 3),
+	}
+	harnessClientOptions = workflow.ActivityOptions{
+		StartToCloseTimeout: time.Minute,
+		RetryPolicy:         retryPolicy(time.Second, 30*time.Second, 10),
+	}
+)
+
+// memoryOptions put a run's memory activities on the memory worker's own queue; a missing
+// memory worker costs a minute, never the run.
+func memoryOptions(queue string) workflow.ActivityOptions {
+	return workflow.ActivityOptions{
+		TaskQueue:              queue,
+		ScheduleToStartTimeout: time.Minute,
+		StartToCloseTimeout:    2 * time.Minute,
+		RetryPolicy:            retryPolicy(time.Second, 0, activities.MemoryFallbackAttempt),
+	}
+}
+
+// sourceLoopRetry runs a source loop once: a failed loop is reported, not repeated.
+var sourceLoopRetry = &temporal.RetryPolicy{MaximumAttempts: 1}
