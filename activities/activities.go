@@ -55,8 +55,8 @@ type Model interface {
 	Describe(ctx context.Context, imagePath string) (string, llm.Usage, error)
 }
 
-// The run's data model lives in internal/research; these aliases keep the workflows package
-// compiling while it moves to the research types.
+// The run's data model is defined once, in internal/research; inside this package its types go
+// by their short names.
 type (
 	Plan        = research.Plan
 	RoundRecord = research.Round

@@ -9,8 +9,8 @@ import (
 	"github.com/sated-dev/sated/activities"
 )
 
-// badInput is the error type of input no retry can fix; activities use the same string.
-const badInput = "BadInput"
+// badInput is the error type of input no retry can fix, as the activities raise it.
+const badInput = activities.ErrBadInput
 
 // nonRetryable lists the error types no activity retries.
 var nonRetryable = []string{badInput}

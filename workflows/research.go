@@ -14,6 +14,7 @@ import (
 	"github.com/sated-dev/sated/internal/llm"
 	"github.com/sated-dev/sated/internal/novelty"
 	"github.com/sated-dev/sated/internal/plan"
+	"github.com/sated-dev/sated/internal/research"
 	"github.com/sated-dev/sated/internal/search"
 )
 
@@ -51,7 +52,7 @@ type run struct {
 	seen      map[string]bool
 	sources   []Source
 	knowledge string
-	usage     activities.Usage
+	usage     research.Usage
 	calls     int // search calls
 	caps      activities.Capabilities
 	stopWhy   string
@@ -154,7 +155,7 @@ func (r *run) prepare(ctx workflow.Context) string {
 }
 
 // planResearch makes the plan, starting from the facts memory recalled.
-func (r *run) planResearch(ctx workflow.Context, task string, prior []activities.PriorFact) (Plan, error) {
+func (r *run) planResearch(ctx workflow.Context, task string, prior []research.PriorFact) (Plan, error) {
 	r.progress.Phase = PhasePlanning
 	var planned activities.PlanOutput
 	known := make([]string, 0, len(prior))
@@ -175,7 +176,7 @@ func (r *run) planResearch(ctx workflow.Context, task string, prior []activities
 }
 
 // synthesize writes the cited report from the sources and the knowledge state.
-func (r *run) synthesize(ctx workflow.Context, task string, p Plan, prior []activities.PriorFact) (ResearchReport, error) {
+func (r *run) synthesize(ctx workflow.Context, task string, p Plan, prior []research.PriorFact) (ResearchReport, error) {
 	r.progress.Phase = PhaseSynthesizing
 	cfg := r.cfg
 	in := activities.SynthesizeInput{
@@ -212,7 +213,7 @@ func (r *run) synthesize(ctx workflow.Context, task string, p Plan, prior []acti
 }
 
 // recall asks memory for what earlier runs established about the task.
-func (r *run) recall(ctx workflow.Context, task string) []activities.PriorFact {
+func (r *run) recall(ctx workflow.Context, task string) []research.PriorFact {
 	if !r.caps.Memory {
 		return nil
 	}
@@ -275,7 +276,7 @@ func (r *run) modelOrLocal() workflow.ActivityOptions {
 func (r *run) note(s string)     { r.progress.Notes = append(r.progress.Notes, s) }
 func (r *run) fallback(s string) { r.progress.Fallbacks = append(r.progress.Fallbacks, s) }
 
-func (r *run) addUsage(u activities.Usage) {
+func (r *run) addUsage(u research.Usage) {
 	r.usage.Add(u)
 	r.progress.Usage = r.usage
 }
@@ -335,7 +336,7 @@ func (r *run) search(ctx workflow.Context, task string, p Plan) {
 		if r.stopBefore(round) {
 			return
 		}
-		rec := activities.RoundRecord{Round: round}
+		rec := research.Round{Round: round}
 		var ok bool
 		if rec.Query, rec.QuerySource, ok = r.nextQuery(ctx, task, p, round); !ok {
 			return
@@ -423,7 +424,7 @@ func (r *run) nextQuery(ctx workflow.Context, task string, p Plan, round int) (q
 
 // searchRound runs the round's search. A failure ends the round, or the search when the
 // provider is unusable or keeps failing; a thin first search gets one simplified fallback query.
-func (r *run) searchRound(ctx workflow.Context, rec *activities.RoundRecord, rounds int) ([]search.Result, roundEnd) {
+func (r *run) searchRound(ctx workflow.Context, rec *research.Round, rounds int) ([]search.Result, roundEnd) {
 	out, err := r.searchOnce(ctx, rec.Query)
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) && appErr.Type() == activities.ProviderUnusable {
@@ -455,7 +456,7 @@ func (r *run) searchRound(ctx workflow.Context, rec *activities.RoundRecord, rou
 
 // belowFloor is the quality floor: a thin first search gets one simplified fallback query,
 // whose results join the round's.
-func (r *run) belowFloor(ctx workflow.Context, rec *activities.RoundRecord, out activities.SearchOutput) []search.Result {
+func (r *run) belowFloor(ctx workflow.Context, rec *research.Round, out activities.SearchOutput) []search.Result {
 	results, floor := out.Results, r.cfg.QualityFloor
 	simple := plan.Simplify(rec.Query)
 	if simple == "" || plan.SameAsQuestion(simple, r.req.Question) {
@@ -479,7 +480,7 @@ func (r *run) belowFloor(ctx workflow.Context, rec *activities.RoundRecord, out 
 
 // gate scores the round's fresh results and lets the novelty gate decide whether they join the
 // knowledge state, are discarded, or end the search as saturated.
-func (r *run) gate(ctx workflow.Context, task string, rec *activities.RoundRecord, fresh []search.Result) roundEnd {
+func (r *run) gate(ctx workflow.Context, task string, rec *research.Round, fresh []search.Result) roundEnd {
 	cfg := r.cfg
 	score, method, err := r.score(ctx, fresh)
 	if err != nil {
@@ -524,7 +525,7 @@ func (r *run) gate(ctx workflow.Context, task string, rec *activities.RoundRecor
 	return roundGoesOn
 }
 
-func (r *run) pushRound(rec activities.RoundRecord) {
+func (r *run) pushRound(rec research.Round) {
 	r.progress.Rounds = append(r.progress.Rounds, rec)
 }
 

@@ -3,8 +3,8 @@
 package workflows
 
 import (
-	"github.com/sated-dev/sated/activities"
 	"github.com/sated-dev/sated/internal/config"
+	"github.com/sated-dev/sated/internal/research"
 )
 
 // Names shared by the worker, the starter and the tests.
@@ -38,30 +38,30 @@ const (
 )
 
 // RoundRecord is one search round as shown in progress and in the report.
-type RoundRecord = activities.RoundRecord
+type RoundRecord = research.Round
 
 // Plan is the research plan made before any search.
-type Plan = activities.Plan
+type Plan = research.Plan
 
 // Source is one retrieved, deduplicated result with its citation number.
-type Source = activities.Source
+type Source = research.Source
 
 // Progress is what the progress query returns.
 type Progress struct {
-	Phase         string           `json:"phase"` // validating, planning, searching, enriching, synthesizing, remembering, done, failed
-	Question      string           `json:"question"`
-	Strategy      string           `json:"strategy"`
-	Threshold     float64          `json:"threshold"`
-	Plan          *Plan            `json:"plan,omitempty"`
-	Rounds        []RoundRecord    `json:"rounds"`
-	StopReason    string           `json:"stop_reason,omitempty"`
-	Sources       int              `json:"sources"`
-	Enriched      int              `json:"enriched"`
-	Fallbacks     []string         `json:"fallbacks,omitempty"`
-	StopRequested bool             `json:"stop_requested,omitempty"`
-	ReportPath    string           `json:"report_path,omitempty"`
-	Usage         activities.Usage `json:"usage"`
-	Notes         []string         `json:"notes,omitempty"`
+	Phase         string         `json:"phase"` // validating, planning, searching, enriching, synthesizing, remembering, done, failed
+	Question      string         `json:"question"`
+	Strategy      string         `json:"strategy"`
+	Threshold     float64        `json:"threshold"`
+	Plan          *Plan          `json:"plan,omitempty"`
+	Rounds        []RoundRecord  `json:"rounds"`
+	StopReason    string         `json:"stop_reason,omitempty"`
+	Sources       int            `json:"sources"`
+	Enriched      int            `json:"enriched"`
+	Fallbacks     []string       `json:"fallbacks,omitempty"`
+	StopRequested bool           `json:"stop_requested,omitempty"`
+	ReportPath    string         `json:"report_path,omitempty"`
+	Usage         research.Usage `json:"usage"`
+	Notes         []string       `json:"notes,omitempty"`
 }
 
 // ResearchReport is the output of ResearchWorkflow.
@@ -84,8 +84,8 @@ type ResearchReport struct {
 	JSONPath         string          `json:"json_path"`
 	SVGPath          string          `json:"svg_path"`
 	// Evidence is the text the report was written from; filled only for eval runs.
-	Evidence string           `json:"evidence,omitempty"`
-	Usage    activities.Usage `json:"usage"`
-	Notes    []string         `json:"notes,omitempty"`
-	Task     string           `json:"task,omitempty"` // the question after the vision bridge
+	Evidence string         `json:"evidence,omitempty"`
+	Usage    research.Usage `json:"usage"`
+	Notes    []string       `json:"notes,omitempty"`
+	Task     string         `json:"task,omitempty"` // the question after the vision bridge
 }
