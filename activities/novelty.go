@@ -12,11 +12,18 @@ import (
 	"github.com/sated-dev/sated/internal/search"
 )
 
-// NoveltyInput asks how new a round's unseen results are against the knowledge state.
+// NoveltyInput asks how new a round's unseen results are: against all evidence so far for the
+// learning method, against the knowledge state for the others.
 type NoveltyInput struct {
 	Method    string          `json:"method"`
 	Knowledge string          `json:"knowledge"`
 	Results   []search.Result `json:"results"`
+	// Question, Aspects, Known (title and snippet of every accepted source) and KnownRounds feed
+	// the learning method.
+	Question    string   `json:"question,omitempty"`
+	Aspects     []string `json:"aspects,omitempty"`
+	Known       []string `json:"known,omitempty"`
+	KnownRounds int      `json:"known_rounds,omitempty"`
 }
 
 // NoveltyOutput is the score (0-10) and how it was reached.
@@ -34,6 +41,8 @@ func (a *Activities) AssessNovelty(ctx context.Context, in NoveltyInput) (Novelt
 		return NoveltyOutput{Score: novelty.Heuristic(text, in.Knowledge), Method: config.NoveltyHeuristic, Fallback: reason}, nil
 	}
 	switch in.Method {
+	case config.NoveltyLearning:
+		return learningNovelty(in), nil
 	case config.NoveltyHeuristic, "":
 		return heuristic("")
 	case config.NoveltyModel:
@@ -89,6 +98,21 @@ func (a *Activities) embeddingNovelty(ctx context.Context, in NoveltyInput) (Nov
 	}
 	n := len(in.Results)
 	return NoveltyOutput{Score: novelty.Embedding(vecs[:n], vecs[n:]), Method: config.NoveltyEmbedding, Usage: u}, nil
+}
+
+// learningNovelty scores the question-relevant information the round adds to all evidence.
+func learningNovelty(in NoveltyInput) NoveltyOutput {
+	fresh := make([]string, len(in.Results))
+	for i, r := range in.Results {
+		fresh[i] = r.Title + ". " + r.Snippet
+	}
+	question := in.Question
+	if question == "" {
+		question = in.Knowledge // an older caller: judge relevance by what is known
+	}
+	out := novelty.Learning(novelty.LearningInput{Question: question, Aspects: in.Aspects, Fresh: fresh,
+		Known: in.Known, KnownRounds: in.KnownRounds})
+	return NoveltyOutput{Score: out.Score, Method: config.NoveltyLearning}
 }
 
 // ResultsText is the text novelty and compression look at: titles and snippets.

@@ -15,6 +15,8 @@ type PlanInput struct {
 	Question   string   `json:"question"`
 	KnownFacts []string `json:"known_facts,omitempty"`
 	UseModel   bool     `json:"use_model"`
+	// Provider is the search provider the plan is for: its index weighs the query words.
+	Provider string `json:"provider,omitempty"`
 }
 
 // PlanOutput is the plan and what making it cost.
@@ -31,27 +33,50 @@ func (a *Activities) PlanResearch(ctx context.Context, in PlanInput) (PlanOutput
 	if in.UseModel && a.model != nil && a.model.Configured(llm.Planner) {
 		return a.modelPlan(ctx, in)
 	}
-	p := deterministicPlan(in.Question, in.KnownFacts)
+	p := deterministicPlan(in.Question, in.KnownFacts, a.vocabulary(ctx, in.Provider))
 	if in.UseModel {
 		p.FallbackReason = "no planner model configured"
 	}
 	return PlanOutput{Plan: p}, nil
 }
 
-func deterministicPlan(question string, known []string) Plan {
-	qs := plan.Queries(question)
-	p := Plan{SearchQueries: qs, KnownFacts: known, Planner: "deterministic"}
-	terms := plan.Terms(question)
-	for _, t := range terms {
-		p.KnowledgeGaps = append(p.KnowledgeGaps, "what the sources say about "+t)
-		if len(p.KnowledgeGaps) == 3 {
-			break
-		}
+// deterministicPlan splits the question into its aspects and searches each with its words that
+// discriminate in the provider's index (vocab nil: every word weighs the same).
+func deterministicPlan(question string, known []string, vocab plan.Vocabulary) Plan {
+	qs, aspects := plan.AspectPlan(question, vocab)
+	if len(qs) == 0 {
+		qs = plan.Queries(question) // the index knows none of the words: search them anyway
+	}
+	p := Plan{SearchQueries: qs, KnownFacts: known, Planner: "deterministic", Aspects: aspects}
+	for _, a := range aspects {
+		p.KnowledgeGaps = append(p.KnowledgeGaps, a.Text)
 	}
 	for _, q := range qs {
 		p.Subtasks = append(p.Subtasks, "search: "+q)
 	}
 	return p
+}
+
+// docFreqs is a provider that knows its own index's document frequencies (the corpus).
+type docFreqs interface {
+	DocFreq(ctx context.Context, stems []string) (map[string]int, int, error)
+}
+
+// vocabulary is the provider's index as the planner's word weights; nil when it has none.
+func (a *Activities) vocabulary(ctx context.Context, provider string) plan.Vocabulary {
+	if d, ok := a.providers[provider].(docFreqs); ok {
+		return ctxVocabulary{ctx: ctx, d: d}
+	}
+	return nil
+}
+
+type ctxVocabulary struct {
+	ctx context.Context
+	d   docFreqs
+}
+
+func (v ctxVocabulary) DocFreq(stems []string) (map[string]int, int, error) {
+	return v.d.DocFreq(v.ctx, stems)
 }
 
 func (a *Activities) modelPlan(ctx context.Context, in PlanInput) (PlanOutput, error) {
@@ -61,14 +86,14 @@ func (a *Activities) modelPlan(ctx context.Context, in PlanInput) (PlanOutput, e
 		func() error { return p.Validate(in.Question) })
 	if err != nil {
 		if reason, ok := lastAttemptDown(ctx, err); ok {
-			d := deterministicPlan(in.Question, in.KnownFacts)
+			d := deterministicPlan(in.Question, in.KnownFacts, a.vocabulary(ctx, in.Provider))
 			d.FallbackReason = reason
 			return PlanOutput{Plan: d, Usage: u}, nil
 		}
 		return PlanOutput{}, err
 	}
 	if outcome.Fallback {
-		d := deterministicPlan(in.Question, in.KnownFacts)
+		d := deterministicPlan(in.Question, in.KnownFacts, a.vocabulary(ctx, in.Provider))
 		d.FallbackReason = "model plan unusable: " + outcome.Reason
 		return PlanOutput{Plan: d, Usage: u}, nil
 	}
@@ -79,7 +104,9 @@ func (a *Activities) modelPlan(ctx context.Context, in PlanInput) (PlanOutput, e
 			qs = append(qs, strings.TrimSpace(q))
 		}
 	}
-	out := Plan{SearchQueries: qs, KnownFacts: in.KnownFacts, KnowledgeGaps: p.KnowledgeGaps, Subtasks: p.Subtasks, Planner: "model"}
+	_, aspects := plan.AspectPlan(in.Question, a.vocabulary(ctx, in.Provider))
+	out := Plan{SearchQueries: qs, KnownFacts: in.KnownFacts, KnowledgeGaps: p.KnowledgeGaps, Subtasks: p.Subtasks,
+		Planner: "model", Aspects: aspects}
 	if len(out.KnownFacts) == 0 {
 		out.KnownFacts = p.KnownFacts
 	}
@@ -95,6 +122,12 @@ type GapQueryInput struct {
 	Knowledge string   `json:"knowledge"`
 	Previous  []string `json:"previous"`
 	UseModel  bool     `json:"use_model"`
+	// Aspects and Evidence (title and snippet of every source so far) let the deterministic
+	// planner search the least covered aspect with words the evidence uses (pseudo-relevance
+	// feedback); without them it falls back to the question's missing words.
+	Aspects  []plan.Aspect `json:"aspects,omitempty"`
+	Evidence []string      `json:"evidence,omitempty"`
+	Provider string        `json:"provider,omitempty"`
 }
 
 // GapQueryOutput is the planned query; empty when nothing new can be asked.
@@ -110,11 +143,22 @@ func (a *Activities) PlanQuery(ctx context.Context, in GapQueryInput) (GapQueryO
 	if in.UseModel && a.model != nil && a.model.Configured(llm.Planner) {
 		return a.modelGapQuery(ctx, in)
 	}
-	out := GapQueryOutput{Query: plan.GapQuery(in.Question, in.Knowledge, in.Previous), Planner: "deterministic"}
+	out := GapQueryOutput{Query: a.deterministicGap(ctx, in), Planner: "deterministic"}
 	if in.UseModel {
 		out.Fallback = "no planner model configured"
 	}
 	return out, nil
+}
+
+// deterministicGap is the feedback query for the least covered aspect when the run passes its
+// evidence, else the question's words the knowledge state lacks.
+func (a *Activities) deterministicGap(ctx context.Context, in GapQueryInput) string {
+	if len(in.Evidence) > 0 {
+		if q := plan.FeedbackQuery(in.Question, in.Aspects, in.Evidence, in.Previous, a.vocabulary(ctx, in.Provider)); q != "" {
+			return q
+		}
+	}
+	return plan.GapQuery(in.Question, in.Knowledge, in.Previous)
 }
 
 func (a *Activities) modelGapQuery(ctx context.Context, in GapQueryInput) (GapQueryOutput, error) {
@@ -123,12 +167,12 @@ func (a *Activities) modelGapQuery(ctx context.Context, in GapQueryInput) (GapQu
 	outcome, u, err := a.model.GenerateJSON(ctx, llm.Planner, system, prompt, llm.GapQuerySchema, &g, g.Validate)
 	if err != nil {
 		if reason, ok := lastAttemptDown(ctx, err); ok {
-			return GapQueryOutput{Query: plan.GapQuery(in.Question, in.Knowledge, in.Previous), Planner: "deterministic", Fallback: reason, Usage: u}, nil
+			return GapQueryOutput{Query: a.deterministicGap(ctx, in), Planner: "deterministic", Fallback: reason, Usage: u}, nil
 		}
 		return GapQueryOutput{}, err
 	}
 	det := func(reason string) (GapQueryOutput, error) {
-		return GapQueryOutput{Query: plan.GapQuery(in.Question, in.Knowledge, in.Previous), Planner: "deterministic",
+		return GapQueryOutput{Query: a.deterministicGap(ctx, in), Planner: "deterministic",
 			Fallback: reason, Usage: u}, nil
 	}
 	if outcome.Fallback {

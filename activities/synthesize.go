@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -32,6 +33,8 @@ type SynthesizeInput struct {
 	UseModel    bool          `json:"use_model"`
 	Eval        bool          `json:"eval,omitempty"`
 	Usage       Usage         `json:"usage"`
+	// FindingsBudget bounds the findings in characters; 0 means the default.
+	FindingsBudget int `json:"findings_budget,omitempty"`
 }
 
 // SynthesizeOutput is the written report and where it was saved.
@@ -45,6 +48,10 @@ type SynthesizeOutput struct {
 	Fallback         string `json:"fallback,omitempty"`
 	Evidence         string `json:"evidence,omitempty"`
 	Usage            Usage  `json:"usage"`
+	// SourceOrder lists the input's source numbers in the report's order (first citation
+	// first): the report's source i+1 is the input's SourceOrder[i].
+	SourceOrder []int                   `json:"source_order,omitempty"`
+	Coverage    []report.AspectCoverage `json:"coverage,omitempty"`
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -61,60 +68,26 @@ func (a *Activities) Synthesize(ctx context.Context, in SynthesizeInput) (Synthe
 		Strategy: in.Strategy, SearchCalls: in.SearchCalls,
 		Plan: &in.Plan, PriorKnowledge: in.Prior, Rounds: in.Rounds, Sources: in.Sources,
 	}
-	var prior []string
-	for _, p := range in.Prior {
-		prior = append(prior, p.Fact)
-	}
-
-	out := SynthesizeOutput{Extractive: true}
+	a.readPassages(ctx, d.Sources)
+	answer := report.Answer(report.AnswerInput{Question: in.Question, Aspects: aspectTexts(in.Plan),
+		Sources: d.Sources, Budget: in.FindingsBudget})
+	d.Sources = renumber(d.Sources, answer.Order)
+	d.Coverage = answer.Coverage
+	out := SynthesizeOutput{Extractive: true, SourceOrder: answer.Order, Coverage: answer.Coverage}
 	if in.UseModel && a.model != nil && a.model.Configured(llm.Producer) && len(d.Sources) > 0 {
-		ps := make([]llm.PromptSource, len(d.Sources))
-		for i, s := range d.Sources {
-			text := s.Text
-			if text == "" {
-				text = s.Snippet
-			}
-			ps[i] = llm.PromptSource{Title: s.Title, URL: s.URL, Text: text}
-		}
-		activity.RecordHeartbeat(ctx, "writing")
-		body, u, used, err := a.model.GenerateFitted(ctx, llm.Producer, llm.SynthesisSystem, llm.SynthesisQuestion(in.Question),
-			llm.SourceEvidence(ps), llm.SynthesisRender(in.Knowledge, prior))
-		out.Usage.Add(u)
-		switch {
-		case err != nil:
-			reason, ok := lastAttemptDown(ctx, err)
-			if !ok {
-				return SynthesizeOutput{}, err // let Temporal retry first
-			}
-			// keep the run's evidence: an extractive report instead of a lost run
-			out.Fallback = "extractive report written instead: " + reason
-		case strings.TrimSpace(body) == "":
-			out.Fallback = "model returned an empty report; extractive report written instead"
-		default:
-			d.Extractive = false
-			d.Body = body
-			if used < len(ps) {
-				d.Notes = append(d.Notes, fmt.Sprintf("the prompt held %d of %d sources to fit the model's context", used, len(ps)))
-			}
-			if u.Truncated {
-				d.Notes = append(d.Notes, "the model's context was exceeded; the evidence was shrunk to keep the question")
-			}
+		if err := a.modelSynthesis(ctx, in, &d, answer.Body, &out); err != nil {
+			return SynthesizeOutput{}, err // let Temporal retry first
 		}
 	}
 	if d.Extractive {
-		d.Body = report.ExtractiveBody(in.Question, d.Sources, 3)
+		d.Body = answer.Body
 	}
 	n := len(d.Sources)
 	d.Body, d.RemovedCitations = report.SanitizeCitations(d.Body, func(k int) bool { return k >= 1 && k <= n })
 	out.Extractive, out.RemovedCitations = d.Extractive, d.RemovedCitations
 
 	if in.Eval {
-		var b strings.Builder
-		b.WriteString(in.Knowledge + "\n")
-		for _, s := range d.Sources {
-			b.WriteString(s.Title + ". " + s.Snippet + "\n" + s.Text + "\n")
-		}
-		out.Evidence = b.String()
+		out.Evidence = evidenceText(in.Knowledge, d.Sources)
 	}
 	base := unsafeName.ReplaceAllString(in.WorkflowID, "_")
 	if base == "" {
@@ -131,4 +104,121 @@ func (a *Activities) Synthesize(ctx context.Context, in SynthesizeInput) (Synthe
 	out.MarkdownPath, out.JSONPath, out.SVGPath = paths.Markdown, paths.JSON, paths.SVG
 	out.Markdown = report.Markdown(d)
 	return out, nil
+}
+
+// modelSynthesis asks the producer for the report from the evidence the extractive answer
+// selected (its quotes, grouped per source in the report's numbering); a failure or an empty
+// answer leaves the extractive report in place with the reason. An error is returned only while
+// Temporal still has attempts left.
+func (a *Activities) modelSynthesis(ctx context.Context, in SynthesizeInput, d *report.Data, selected string, out *SynthesizeOutput) error {
+	quotes := quotesBySource(selected)
+	ps := make([]llm.PromptSource, len(d.Sources))
+	for i, s := range d.Sources {
+		text := strings.Join(quotes[s.N], " ")
+		if text == "" {
+			text = s.Snippet
+		}
+		ps[i] = llm.PromptSource{Title: s.Title, URL: s.URL, Text: text}
+	}
+	var prior []string
+	for _, p := range in.Prior {
+		prior = append(prior, p.Fact)
+	}
+	activity.RecordHeartbeat(ctx, "writing")
+	body, u, used, err := a.model.GenerateFitted(ctx, llm.Producer, llm.SynthesisSystem, llm.SynthesisQuestion(in.Question),
+		llm.SourceEvidence(ps), llm.SynthesisRender(in.Knowledge, prior))
+	out.Usage.Add(u)
+	switch {
+	case err != nil:
+		reason, ok := lastAttemptDown(ctx, err)
+		if !ok {
+			return err
+		}
+		// keep the run's evidence: an extractive report instead of a lost run
+		out.Fallback = "extractive report written instead: " + reason
+	case strings.TrimSpace(body) == "":
+		out.Fallback = "model returned an empty report; extractive report written instead"
+	default:
+		d.Extractive = false
+		d.Body = body
+		if used < len(ps) {
+			d.Notes = append(d.Notes, fmt.Sprintf("the prompt held %d of %d sources to fit the model's context", used, len(ps)))
+		}
+		if u.Truncated {
+			d.Notes = append(d.Notes, "the model's context was exceeded; the evidence was shrunk to keep the question")
+		}
+	}
+	return nil
+}
+
+// reQuote is one extractive finding: "- quote [n]".
+var reQuote = regexp.MustCompile(`(?m)^- (.+) \[(\d+)\]$`)
+
+// quotesBySource groups the extractive answer's quotes by the source number they cite.
+func quotesBySource(body string) map[int][]string {
+	out := map[int][]string{}
+	for _, m := range reQuote.FindAllStringSubmatch(body, -1) {
+		n, _ := strconv.Atoi(m[2])
+		out[n] = append(out[n], m[1])
+	}
+	return out
+}
+
+// readPassages gives every corpus source that was not read in full its whole passage from the
+// index: the corpus is local, so the answer can quote all of it, not only the snippet.
+func (a *Activities) readPassages(ctx context.Context, sources []Source) {
+	if a.docs == nil {
+		return
+	}
+	for i := range sources {
+		s := &sources[i]
+		if s.Text != "" || s.DocID == "" || s.Provider != "corpus" {
+			continue
+		}
+		if d, err := a.docs.Document(ctx, s.DocID); err == nil {
+			s.Text = d.Body
+		}
+	}
+}
+
+// aspectTexts are the plan's aspects as the answer groups findings under them.
+func aspectTexts(p Plan) []string {
+	out := make([]string, len(p.Aspects))
+	for i, a := range p.Aspects {
+		out[i] = a.Text
+	}
+	return out
+}
+
+// renumber puts the sources in the answer's order and numbers them 1..n in it.
+func renumber(sources []Source, order []int) []Source {
+	byN := make(map[int]Source, len(sources))
+	for _, s := range sources {
+		byN[s.N] = s
+	}
+	out := make([]Source, 0, len(sources))
+	for _, n := range order {
+		if s, ok := byN[n]; ok {
+			s.N = len(out) + 1
+			out = append(out, s)
+			delete(byN, n)
+		}
+	}
+	for _, s := range sources { // any the order missed keep their relative order
+		if _, ok := byN[s.N]; ok {
+			s.N = len(out) + 1
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// evidenceText is everything the report could have been written from, for eval scoring.
+func evidenceText(knowledge string, sources []Source) string {
+	var b strings.Builder
+	b.WriteString(knowledge + "\n")
+	for _, s := range sources {
+		b.WriteString(s.Title + ". " + s.Snippet + "\n" + s.Text + "\n")
+	}
+	return b.String()
 }

@@ -41,6 +41,10 @@ func ValidateRequest(req ResearchRequest) (config.Research, error) {
 	return cfg, cfg.Validate()
 }
 
+// evidenceGateChange names the change to passage sources, min-rounds acceptance and learning
+// novelty (workflow.GetVersion).
+const evidenceGateChange = "evidence-gate"
+
 // run is the state of one research run; the progress query reads it.
 type run struct {
 	req       ResearchRequest
@@ -57,7 +61,12 @@ type run struct {
 	caps      activities.Capabilities
 	stopWhy   string
 	budget    llm.Budget
+	aspects   []plan.Aspect
 	asked     []string // queries sent to the provider so far
+	// evidenceGate is the workflow version: 1 dedupes passages by id, accepts rounds
+	// 1..min_rounds, scores learning novelty against all evidence and leaves corpus passages
+	// to synthesis instead of enriching them; 0 (DefaultVersion) replays older runs.
+	evidenceGate workflow.Version
 	failures  int      // provider failures in a row
 }
 
@@ -86,6 +95,7 @@ func newRun(ctx workflow.Context, req ResearchRequest) (*run, error) {
 		return nil, temporal.NewNonRetryableApplicationError("invalid research request: "+err.Error(), badInput, err)
 	}
 	r.cfg = cfg
+	r.evidenceGate = workflow.GetVersion(ctx, evidenceGateChange, workflow.DefaultVersion, 1)
 	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, localOptions), researchActs.WorkerCapabilities,
 		activities.CapabilitiesInput{}).Get(ctx, &r.caps); err != nil {
 		return nil, err
@@ -163,7 +173,8 @@ func (r *run) planResearch(ctx workflow.Context, task string, prior []research.P
 		known = append(known, p.Fact)
 	}
 	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, r.modelOrLocal()), researchActs.PlanResearch,
-		activities.PlanInput{Question: task, KnownFacts: known, UseModel: r.caps.Planner && r.canSpend(jsonStageCalls)}).Get(ctx, &planned); err != nil {
+		activities.PlanInput{Question: task, KnownFacts: known, UseModel: r.caps.Planner && r.canSpend(jsonStageCalls),
+			Provider: r.cfg.Provider}).Get(ctx, &planned); err != nil {
 		return Plan{}, err
 	}
 	r.addUsage(planned.Usage)
@@ -172,6 +183,7 @@ func (r *run) planResearch(ctx workflow.Context, task string, prior []research.P
 		r.fallback("planner: " + p.FallbackReason)
 	}
 	r.progress.Plan = &p
+	r.aspects = p.Aspects
 	return p, nil
 }
 
@@ -184,6 +196,7 @@ func (r *run) synthesize(ctx workflow.Context, task string, p Plan, prior []rese
 		Threshold: *cfg.NoveltyThreshold, Seed: r.seed, Plan: p, Rounds: r.progress.Rounds, StopReason: r.stopWhy,
 		Sources: r.sources, Knowledge: r.knowledge, Prior: prior, Fallbacks: r.progress.Fallbacks,
 		Notes: r.progress.Notes, SearchCalls: r.calls, UseModel: r.caps.Producer && r.canSpend(jsonStageCalls), Eval: r.req.Eval, Usage: r.usage,
+		FindingsBudget: cfg.FindingsBudget,
 	}
 	if r.caps.Producer && !in.UseModel {
 		r.note("model budget spent: the report is extractive")
@@ -198,6 +211,7 @@ func (r *run) synthesize(ctx workflow.Context, task string, p Plan, prior []rese
 		r.fallback("synthesis: " + out.Fallback)
 	}
 	r.progress.ReportPath = out.MarkdownPath
+	r.reorder(out.SourceOrder)
 
 	report := ResearchReport{
 		WorkflowID: in.WorkflowID, Question: r.req.Question, Task: task, Config: cfg, Seed: r.seed, Plan: p,
@@ -210,6 +224,27 @@ func (r *run) synthesize(ctx workflow.Context, task string, p Plan, prior []rese
 		report.Sources[i].Text = "" // page text stays in the saved report, not the result
 	}
 	return report, nil
+}
+
+// reorder numbers the sources as the report cites them (order lists the old numbers).
+func (r *run) reorder(order []int) {
+	if len(order) != len(r.sources) {
+		return
+	}
+	byN := make(map[int]Source, len(r.sources))
+	for _, s := range r.sources {
+		byN[s.N] = s
+	}
+	out := make([]Source, 0, len(order))
+	for _, n := range order {
+		s, ok := byN[n]
+		if !ok {
+			return // not a permutation: keep the run's numbering
+		}
+		s.N = len(out) + 1
+		out = append(out, s)
+	}
+	r.sources = out
 }
 
 // recall asks memory for what earlier runs established about the task.
@@ -395,7 +430,8 @@ func (r *run) nextQuery(ctx workflow.Context, task string, p Plan, round int) (q
 		var gap activities.GapQueryOutput
 		err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, r.modelOrLocal()), researchActs.PlanQuery,
 			activities.GapQueryInput{Question: task, Knowledge: r.knowledge, Previous: r.asked,
-				UseModel: r.caps.Planner && r.canSpend(jsonStageCalls)}).Get(ctx, &gap)
+				UseModel: r.caps.Planner && r.canSpend(jsonStageCalls), Aspects: r.aspects,
+				Evidence: r.evidence(), Provider: r.cfg.Provider}).Get(ctx, &gap)
 		if err != nil {
 			r.stopWhy = "gap query planning failed: " + errMsg(err)
 			return "", "", false
@@ -493,7 +529,8 @@ func (r *run) gate(ctx workflow.Context, task string, rec *research.Round, fresh
 	rec.Novelty, rec.Scored, rec.Method = score, true, method
 
 	decision := novelty.Accept
-	if cfg.Strategy == config.StrategySaturation {
+	if cfg.Strategy == config.StrategySaturation && !(r.evidenceGate >= 1 && rec.Round <= cfg.MinRounds) {
+		// rounds 1..min_rounds are always accepted; the gate first decides the round after
 		decision = novelty.Gate(score, *cfg.NoveltyThreshold, rec.Round, cfg.MinRounds, r.seed, *cfg.Epsilon)
 	}
 	switch decision {
@@ -538,12 +575,21 @@ func (r *run) searchOnce(ctx workflow.Context, query string) (activities.SearchO
 	return out, err
 }
 
-// fresh keeps the results whose normalized URL the run has not seen, once each.
+// sourceKey identifies a result: a corpus passage by its id (several passages of one page are
+// different evidence), anything else by its normalized URL.
+func (r *run) sourceKey(res search.Result) string {
+	if r.evidenceGate >= 1 && res.DocID != "" {
+		return res.Provider + ":" + res.DocID
+	}
+	return search.NormalizeURL(res.URL)
+}
+
+// fresh keeps the results the run has not seen, once each.
 func (r *run) fresh(results []search.Result) []search.Result {
 	var out []search.Result
 	batch := map[string]bool{}
 	for _, res := range results {
-		k := search.NormalizeURL(res.URL)
+		k := r.sourceKey(res)
 		if r.seen[k] || batch[k] {
 			continue
 		}
@@ -556,7 +602,7 @@ func (r *run) fresh(results []search.Result) []search.Result {
 // merge adds accepted results to the sources, numbering them for citation.
 func (r *run) merge(results []search.Result, round int) {
 	for _, res := range results {
-		k := search.NormalizeURL(res.URL)
+		k := r.sourceKey(res)
 		if r.seen[k] {
 			continue
 		}
@@ -564,6 +610,31 @@ func (r *run) merge(results []search.Result, round int) {
 		r.sources = append(r.sources, Source{N: len(r.sources) + 1, Result: res, Round: round})
 	}
 	r.progress.Sources = len(r.sources)
+	if len(r.aspects) > 0 {
+		r.progress.Coverage = plan.AspectCoverage(r.aspects, r.evidence())
+	}
+}
+
+// evidence is every accepted source's title and snippet: what the novelty gate and the
+// feedback planner measure new results against.
+func (r *run) evidence() []string {
+	out := make([]string, len(r.sources))
+	for i, s := range r.sources {
+		out[i] = s.Title + ". " + s.Snippet
+	}
+	return out
+}
+
+// acceptedRounds counts the rounds whose results joined the evidence.
+func (r *run) acceptedRounds() int {
+	n := 0
+	for _, rec := range r.progress.Rounds {
+		switch rec.Decision {
+		case DecisionAccepted, DecisionFixed, DecisionEpsilon, DecisionFallback:
+			n++
+		}
+	}
+	return n
 }
 
 func (r *run) score(ctx workflow.Context, fresh []search.Result) (float64, string, error) {
@@ -571,17 +642,24 @@ func (r *run) score(ctx workflow.Context, fresh []search.Result) (float64, strin
 		return 0, "none", nil // nothing unseen: nothing new
 	}
 	method := r.cfg.Novelty
-	if method != config.NoveltyHeuristic && !r.canSpend(1) {
+	needsModel := method == config.NoveltyModel || method == config.NoveltyEmbedding
+	if needsModel && !r.canSpend(1) {
 		method = config.NoveltyHeuristic
 		r.fallback(fmt.Sprintf("novelty round %d: model budget spent, scored heuristically", len(r.progress.Rounds)+1))
 	}
 	opts := localOptions
-	if method != config.NoveltyHeuristic {
+	if method == config.NoveltyModel || method == config.NoveltyEmbedding {
 		opts = llmOptions
 	}
+	in := activities.NoveltyInput{Method: method, Knowledge: r.knowledge, Results: fresh}
+	if method == config.NoveltyLearning {
+		in.Question, in.Known, in.KnownRounds = r.req.Question, r.evidence(), r.acceptedRounds()
+		for _, a := range r.aspects {
+			in.Aspects = append(in.Aspects, a.Text)
+		}
+	}
 	var out activities.NoveltyOutput
-	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), researchActs.AssessNovelty,
-		activities.NoveltyInput{Method: method, Knowledge: r.knowledge, Results: fresh}).Get(ctx, &out); err != nil {
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), researchActs.AssessNovelty, in).Get(ctx, &out); err != nil {
 		return 0, "", err
 	}
 	r.addUsage(out.Usage)
@@ -612,6 +690,13 @@ func (r *run) enrich(ctx workflow.Context, task string) {
 	snippets := make([]string, len(r.sources))
 	for i, s := range r.sources {
 		snippets[i] = s.Title + ". " + s.Snippet
+	}
+	if r.evidenceGate >= 1 {
+		for i, s := range r.sources {
+			if s.Provider == "corpus" && s.DocID != "" {
+				snippets[i] = "" // synthesis reads corpus passages whole; nothing to fetch
+			}
+		}
 	}
 	picked := novelty.SelectForEnrichment(snippets, r.knowledge, *r.cfg.EnrichOverlapCut, *r.cfg.EnrichCount)
 	futures := make([]workflow.Future, len(picked))

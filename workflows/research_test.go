@@ -137,21 +137,57 @@ func TestStopsAtFirstSubThresholdRoundAfterMinimum(t *testing.T) {
 	require.Len(t, rep.Sources, 6, "the discarded round's results are not merged")
 }
 
+// Rounds 1..min_rounds are always accepted, however little they add; the gate first decides
+// the round after, and a rejected round is never compressed.
 func TestNeverStopsBeforeTheMinimum(t *testing.T) {
 	r1 := novel("a")
 	h := newResearchEnv(t, r1, stale(r1, "b"), stale(r1, "c"), stale(r1, "d"), novel("e"))
-	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{MinRounds: 4, Epsilon: f(0)}})
-	require.Equal(t, []string{DecisionAccepted, DecisionDiscarded, DecisionDiscarded, DecisionDiscarded}, decisions(rep))
+	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{MinRounds: 3, Epsilon: f(0),
+		Novelty: config.NoveltyHeuristic}})
+	require.Equal(t, []string{DecisionAccepted, DecisionAccepted, DecisionAccepted, DecisionDiscarded}, decisions(rep))
 	require.Len(t, h.provider.queries, 4)
-	require.Zero(t, h.started["CompressKnowledge"], "rejected rounds are never compressed")
+	require.Zero(t, rep.Rounds[1].Novelty, "accepted below the threshold: round 2 is within the minimum")
+	require.Contains(t, rep.StopReason, "saturated: novelty 0.00 below threshold 3.00 at round 4")
+	require.Equal(t, 2, h.started["CompressKnowledge"], "rounds 2 and 3 are compressed, the rejected round 4 is not")
 }
 
 func TestMaxRoundsCapHolds(t *testing.T) {
 	h := newResearchEnv(t, novel("a"), novel("b"), novel("c"), novel("d"), novel("e"), novel("f"), novel("g"))
-	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{MaxRounds: 4}})
+	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{MaxRounds: 4, Novelty: config.NoveltyHeuristic}})
 	require.Len(t, rep.Rounds, 4)
 	require.Equal(t, "maximum rounds reached", rep.StopReason)
 	require.Equal(t, 3, h.started["CompressKnowledge"], "every accepted round after the first is compressed")
+}
+
+// passages makes a batch of corpus passages about the question with facts no other batch states.
+func passages(tag string, facts ...string) []search.Result {
+	var rs []search.Result
+	for i, f := range facts {
+		rs = append(rs, search.Result{URL: fmt.Sprintf("https://example.org/%s/%d", tag, i), Title: "Garbage collector " + tag,
+			Snippet: f, DocID: fmt.Sprintf("%s:%d", tag, i), Provider: "corpus"})
+	}
+	return rs
+}
+
+// The default learning gate measures what a round teaches about the question against all
+// evidence so far: new passages that restate known facts, or that are off the question, stop
+// the search; new facts keep it going.
+func TestLearningGateStopsWhenNewPagesRepeatKnownFacts(t *testing.T) {
+	r1 := passages("a", "The garbage collector runs when the heap reaches a target size set by GOGC.",
+		"GOGC=100 means the heap may grow by 100% of the live heap before the next collection.")
+	r2 := passages("b", "Setting GOGC=off disables the garbage collector entirely.",
+		"The GOMEMLIMIT setting gives the collector a soft memory limit to decide when to run.")
+	r3 := passages("c", "The garbage collector also runs when the memory limit is approached, whatever GOGC says.",
+		"Doubling GOGC roughly halves the CPU cost of the garbage collector and doubles heap overhead.")
+	r4 := passages("d", "The garbage collector runs when the heap reaches a target size set by GOGC!",
+		"GOGC=100 means the heap may grow by 100% of the live heap before the next collection!")
+	h := newResearchEnv(t, r1, r2, r3, r4, passages("e", "Gardening tips for tomatoes."))
+	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Epsilon: f(0), QualityFloor: 1}})
+	require.Equal(t, []string{DecisionAccepted, DecisionAccepted, DecisionAccepted, DecisionDiscarded}, decisions(rep))
+	require.Equal(t, config.NoveltyLearning, rep.Rounds[2].Method)
+	require.Greater(t, rep.Rounds[2].Novelty, 3.0, "round 3 states new facts about the question")
+	require.Less(t, rep.Rounds[3].Novelty, 3.0, "round 4 restates round 1 from new pages")
+	require.Len(t, rep.Sources, 6, "passages are sources by id; the rejected round's are not merged")
 }
 
 func TestQualityFloorFallbackFires(t *testing.T) {

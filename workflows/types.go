@@ -62,6 +62,8 @@ type Progress struct {
 	ReportPath    string         `json:"report_path,omitempty"`
 	Usage         research.Usage `json:"usage"`
 	Notes         []string       `json:"notes,omitempty"`
+	// Coverage is, per aspect of the question, the share of its terms the evidence holds (0-1).
+	Coverage []float64 `json:"coverage,omitempty"`
 }
 
 // ResearchReport is the output of ResearchWorkflow.

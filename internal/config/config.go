@@ -15,6 +15,10 @@ const (
 
 // Novelty methods.
 const (
+	// NoveltyLearning scores the new question-relevant information a round adds against all
+	// evidence so far; the default. NoveltyHeuristic is the older word count against the
+	// knowledge state, kept for comparison.
+	NoveltyLearning  = "learning"
 	NoveltyHeuristic = "heuristic"
 	NoveltyModel     = "model"
 	NoveltyEmbedding = "embedding"
@@ -42,6 +46,8 @@ type Research struct {
 	Provider         string   `json:"provider,omitempty"`
 	ResultsPerQuery  int      `json:"results_per_query,omitempty"`
 	Novelty          string   `json:"novelty,omitempty"`
+	// FindingsBudget bounds the report's findings in characters.
+	FindingsBudget int `json:"findings_budget,omitempty"`
 	NoCache          bool     `json:"no_cache,omitempty"`
 	// Budget limits for model use; 0 means unlimited.
 	MaxModelCalls  int `json:"max_model_calls,omitempty"`
@@ -60,6 +66,7 @@ const (
 	DefaultEnrichCount      = 3
 	DefaultEnrichOverlapCut = 0.6
 	DefaultResultsPerQuery  = 8
+	DefaultFindingsBudget   = 8000
 	DefaultProvider         = "corpus"
 )
 
@@ -104,8 +111,11 @@ func (r Research) WithDefaults() Research {
 	if r.ResultsPerQuery == 0 {
 		r.ResultsPerQuery = DefaultResultsPerQuery
 	}
+	if r.FindingsBudget == 0 {
+		r.FindingsBudget = DefaultFindingsBudget
+	}
 	if r.Novelty == "" {
-		r.Novelty = NoveltyHeuristic
+		r.Novelty = NoveltyLearning
 	}
 	return r
 }
@@ -151,13 +161,16 @@ func (r Research) Validate() error {
 	if !KnownProvider(r.Provider) {
 		return fmt.Errorf("unknown provider %q (want one of %s)", r.Provider, strings.Join(Providers, ", "))
 	}
+	if r.FindingsBudget < 500 || r.FindingsBudget > 200000 {
+		return fmt.Errorf("findings budget %d out of range [500,200000] characters", r.FindingsBudget)
+	}
 	if r.ResultsPerQuery < 1 || r.ResultsPerQuery > 50 {
 		return fmt.Errorf("results per query %d out of range [1,50]", r.ResultsPerQuery)
 	}
 	switch r.Novelty {
-	case NoveltyHeuristic, NoveltyModel, NoveltyEmbedding:
+	case NoveltyLearning, NoveltyHeuristic, NoveltyModel, NoveltyEmbedding:
 	default:
-		return fmt.Errorf("unknown novelty method %q (want heuristic, model or embedding)", r.Novelty)
+		return fmt.Errorf("unknown novelty method %q (want learning, heuristic, model or embedding)", r.Novelty)
 	}
 	if r.MaxModelCalls < 0 || r.MaxModelTokens < 0 {
 		return fmt.Errorf("model budget must not be negative")

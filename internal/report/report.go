@@ -28,11 +28,13 @@ type Data struct {
 	Fallbacks        []string             `json:"fallbacks,omitempty"`
 	Notes            []string             `json:"notes,omitempty"`
 	PriorKnowledge   []research.PriorFact `json:"prior_knowledge,omitempty"`
-	GeneratedAt      time.Time            `json:"generated_at"`
-	WorkflowID       string               `json:"workflow_id,omitempty"`
-	Strategy         string               `json:"strategy,omitempty"`
-	SearchCalls      int                  `json:"search_calls"`
-	SVGFile          string               `json:"svg_file,omitempty"` // chart path relative to the report
+	// Coverage is how much of each aspect of the question the findings answer.
+	Coverage    []AspectCoverage `json:"coverage,omitempty"`
+	GeneratedAt time.Time        `json:"generated_at"`
+	WorkflowID  string           `json:"workflow_id,omitempty"`
+	Strategy    string           `json:"strategy,omitempty"`
+	SearchCalls int              `json:"search_calls"`
+	SVGFile     string           `json:"svg_file,omitempty"` // chart path relative to the report
 }
 
 // ExtractiveNotice opens every report written without a language model.
@@ -61,7 +63,7 @@ func Markdown(d Data) string {
 	w("## Findings\n\n")
 	body := d.Body
 	if d.Extractive && strings.TrimSpace(body) == "" {
-		body = ExtractiveBody(d.Question, d.Sources, DefaultPerSource)
+		body = Answer(AnswerInput{Question: d.Question, Aspects: planAspects(d.Plan), Sources: d.Sources}).Body
 	}
 	valid := map[int]bool{}
 	for _, s := range d.Sources {
@@ -72,6 +74,7 @@ func Markdown(d Data) string {
 		body = "_No findings were written._"
 	}
 	w("%s\n\n", body)
+	writeCoverage(&b, d.Coverage)
 
 	w("## Saturation curve\n\n")
 	if d.SVGFile != "" {
@@ -140,6 +143,31 @@ func metaLine(d Data) string {
 		parts = append(parts, "strategy "+oneLine(d.Strategy))
 	}
 	return strings.Join(parts, " · ")
+}
+
+// planAspects are the aspects' texts of a plan, if it has any.
+func planAspects(p *research.Plan) []string {
+	if p == nil {
+		return nil
+	}
+	out := make([]string, len(p.Aspects))
+	for i, a := range p.Aspects {
+		out[i] = a.Text
+	}
+	return out
+}
+
+// writeCoverage says, per aspect of the question, how much of it the findings answer: a reader
+// sees at once which part the evidence left thin.
+func writeCoverage(b *strings.Builder, cov []AspectCoverage) {
+	if len(cov) < 2 {
+		return
+	}
+	b.WriteString("## Coverage\n\n| Aspect | Coverage | Findings |\n|---|---|---|\n")
+	for _, c := range cov {
+		fmt.Fprintf(b, "| %s | %.0f%% | %d |\n", strings.ReplaceAll(escapeInline(oneLine(c.Aspect)), "|", "\\|"), 100*c.Coverage, c.Findings)
+	}
+	b.WriteByte('\n')
 }
 
 func writePlan(b *strings.Builder, p *research.Plan) {

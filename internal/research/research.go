@@ -4,7 +4,10 @@
 // them, so their JSON tags are part of the recorded histories and must not change.
 package research
 
-import "github.com/sated-dev/sated/internal/search"
+import (
+	"github.com/sated-dev/sated/internal/plan"
+	"github.com/sated-dev/sated/internal/search"
+)
 
 // Plan is the research plan made before any search.
 type Plan struct {
@@ -14,6 +17,9 @@ type Plan struct {
 	Subtasks       []string `json:"subtasks"`
 	Planner        string   `json:"planner"`
 	FallbackReason string   `json:"fallback_reason,omitempty"`
+	// Aspects are the clauses the question asks about, each with the query that searches it;
+	// the answer is grouped under them and progress shows how far each is covered.
+	Aspects []plan.Aspect `json:"aspects,omitempty"`
 }
 
 // Round is one search round as the saturation gate saw it, shown in progress and in the report.
