@@ -67,7 +67,7 @@ type run struct {
 	// 1..min_rounds, scores learning novelty against all evidence and leaves corpus passages
 	// to synthesis instead of enriching them; 0 (DefaultVersion) replays older runs.
 	evidenceGate workflow.Version
-	failures  int      // provider failures in a row
+	failures     int // provider failures in a row
 }
 
 // ResearchWorkflow plans, searches in rounds while the results stay new, enriches the pages

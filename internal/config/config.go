@@ -47,8 +47,8 @@ type Research struct {
 	ResultsPerQuery  int      `json:"results_per_query,omitempty"`
 	Novelty          string   `json:"novelty,omitempty"`
 	// FindingsBudget bounds the report's findings in characters.
-	FindingsBudget int `json:"findings_budget,omitempty"`
-	NoCache          bool     `json:"no_cache,omitempty"`
+	FindingsBudget int  `json:"findings_budget,omitempty"`
+	NoCache        bool `json:"no_cache,omitempty"`
 	// Budget limits for model use; 0 means unlimited.
 	MaxModelCalls  int `json:"max_model_calls,omitempty"`
 	MaxModelTokens int `json:"max_model_tokens,omitempty"`
