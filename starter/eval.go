@@ -17,6 +17,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
+	"github.com/sated-dev/sated/activities"
 	"github.com/sated-dev/sated/internal/config"
 	"github.com/sated-dev/sated/internal/eval"
 	"github.com/sated-dev/sated/workflows"
@@ -26,9 +27,15 @@ func init() {
 	register("eval", "run a question set under several strategies and compare fact recall, searches, rounds, time", evalCmd)
 }
 
-// strategyConfig turns a strategy name (fixed-N or saturation) into a configuration.
+// StrategyBM25 is the plain-search-box baseline: one BM25 query of the raw question, its top
+// passages read until the findings budget. Every eval can print it as the floor.
+const StrategyBM25 = "bm25"
+
+// strategyConfig turns a strategy name (fixed-N, saturation or bm25) into a configuration.
 func strategyConfig(name string) (config.Research, error) {
 	switch {
+	case name == StrategyBM25:
+		return config.Research{}, nil
 	case name == config.StrategySaturation:
 		return config.Research{Strategy: config.StrategySaturation}, nil
 	case strings.HasPrefix(name, "fixed-"):
@@ -38,7 +45,7 @@ func strategyConfig(name string) (config.Research, error) {
 		}
 		return config.Research{Strategy: config.StrategyFixed, FixedRounds: n}, nil
 	}
-	return config.Research{}, fmt.Errorf("unknown strategy %q (want saturation or fixed-N)", name)
+	return config.Research{}, fmt.Errorf("unknown strategy %q (want saturation, fixed-N or bm25)", name)
 }
 
 // EvalRun is one question under one strategy.
@@ -52,6 +59,12 @@ type EvalRun struct {
 	Rounds         int     `json:"rounds"`
 	WallSeconds    float64 `json:"wall_seconds"`
 	Error          string  `json:"error,omitempty"`
+	// Complex marks a question whose id starts with "c-": the dev sets' questions that need
+	// facts from four or more pages.
+	Complex bool `json:"complex,omitempty"`
+	// Report and Evidence are the run's findings and everything it read (--json only).
+	Report   string `json:"report,omitempty"`
+	Evidence string `json:"evidence,omitempty"`
 }
 
 // EvalSummary is the per-strategy mean over its questions.
@@ -64,6 +77,9 @@ type EvalSummary struct {
 	SearchCalls    float64 `json:"search_calls"`
 	Rounds         float64 `json:"rounds"`
 	WallSeconds    float64 `json:"wall_seconds"`
+	// ComplexReportRecall is the mean report recall over the complex questions, if any.
+	ComplexReportRecall float64 `json:"complex_report_recall"`
+	Complex             int     `json:"complex"`
 }
 
 // Summarize averages runs per strategy, in the order the strategies were given. Failed runs
@@ -88,6 +104,13 @@ func Summarize(strategies []string, runs []EvalRun) []EvalSummary {
 			sum.SearchCalls += float64(r.SearchCalls)
 			sum.Rounds += float64(r.Rounds)
 			sum.WallSeconds += r.WallSeconds
+			if r.Complex {
+				sum.Complex++
+				sum.ComplexReportRecall += r.ReportRecall
+			}
+		}
+		if sum.Complex > 0 {
+			sum.ComplexReportRecall /= float64(sum.Complex)
 		}
 		if ok > 0 {
 			k := float64(ok)
@@ -112,7 +135,20 @@ func evalCmd(ctx context.Context, env config.Env, args []string) error {
 		return err
 	}
 	defer c.Close()
-	return printEval(p, runEval(ctx, c, env, p))
+	runs := runEval(ctx, c, env, p)
+	if err := printEval(p, runs); err != nil {
+		return err
+	}
+	failed := 0
+	for _, r := range runs {
+		if r.Error != "" {
+			failed++
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d runs failed (see the failures column and the lines above)", failed, len(runs))
+	}
+	return nil
 }
 
 // evalPlan is a validated eval command line: the questions, the strategies and how to run them.
@@ -122,17 +158,22 @@ type evalPlan struct {
 	cfgs            map[string]config.Research
 	parallel        int
 	noModel, asJSON bool
+	memory          bool
+	provider        string
+	budget          int
 }
 
 func parseEval(args []string) (evalPlan, error) {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	strategies := fs.String("strategies", "fixed-2,fixed-5,saturation", "comma-separated strategies: saturation, fixed-N")
+	strategies := fs.String("strategies", "bm25,fixed-2,fixed-5,saturation", "comma-separated strategies: saturation, fixed-N, bm25 (the plain-search baseline)")
 	asJSON := fs.Bool("json", false, "print the summary and every run as one JSON document")
 	provider := fs.String("provider", config.DefaultProvider, "search provider")
 	parallel := fs.Int("parallel", 4, "runs in flight at once")
 	noCache := fs.Bool("no-cache", false, "bypass the search cache")
 	noModel := fs.Bool("no-model", false, "run every stage deterministically")
+	memory := fs.Bool("memory", false, "let runs recall and remember (off: each run starts from nothing)")
+	budget := fs.Int("findings-budget", config.DefaultFindingsBudget, "characters of findings per report, for every strategy")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return evalPlan{}, err
@@ -140,11 +181,11 @@ func parseEval(args []string) (evalPlan, error) {
 	if len(pos) != 1 {
 		return evalPlan{}, usagef("want one question file: starter eval QUESTIONS.jsonl [--strategies fixed-2,saturation] [--json]")
 	}
-	p := evalPlan{parallel: *parallel, noModel: *noModel, asJSON: *asJSON}
+	p := evalPlan{parallel: *parallel, noModel: *noModel, asJSON: *asJSON, memory: *memory, provider: *provider, budget: *budget}
 	if p.questions, err = readEvalQuestions(pos[0]); err != nil {
 		return p, err
 	}
-	if p.names, p.cfgs, err = evalStrategies(*strategies, *provider, *noCache); err != nil {
+	if p.names, p.cfgs, err = evalStrategies(*strategies, *provider, *noCache, *budget); err != nil {
 		return p, err
 	}
 	if p.parallel < 1 {
@@ -158,7 +199,7 @@ func readEvalQuestions(path string) ([]eval.Question, error) {
 	if err != nil {
 		return nil, usagef("question file: %v", err)
 	}
-	qs, err := eval.ParseQuestions(f)
+	qs, err := eval.ParseQuestionsNoting(f, func(note string) { fmt.Fprintf(stderr, "%s: %s\n", path, note) })
 	f.Close()
 	if err != nil {
 		return nil, usagef("%s: %v", path, err)
@@ -170,7 +211,7 @@ func readEvalQuestions(path string) ([]eval.Question, error) {
 }
 
 // evalStrategies validates each named strategy as a research configuration.
-func evalStrategies(list, provider string, noCache bool) ([]string, map[string]config.Research, error) {
+func evalStrategies(list, provider string, noCache bool, budget int) ([]string, map[string]config.Research, error) {
 	var names []string
 	cfgs := map[string]config.Research{}
 	for _, s := range strings.Split(list, ",") {
@@ -179,7 +220,7 @@ func evalStrategies(list, provider string, noCache bool) ([]string, map[string]c
 		if err != nil {
 			return nil, nil, usagef("%v", err)
 		}
-		cfg.Provider, cfg.NoCache = provider, noCache
+		cfg.Provider, cfg.NoCache, cfg.FindingsBudget = provider, noCache, budget
 		if _, err := workflows.ValidateRequest(workflows.ResearchRequest{Question: "x", Config: cfg}); err != nil {
 			return nil, nil, usagef("%v", err)
 		}
@@ -204,7 +245,7 @@ func runEval(ctx context.Context, c client.Client, env config.Env, p evalPlan) [
 				defer wg.Done()
 				sem <- struct{}{}
 				defer func() { <-sem }()
-				r := evalOne(ctx, c, env, s, p.cfgs[s], q, p.noModel)
+				r := evalOne(ctx, c, env, s, p, q)
 				mu.Lock()
 				runs = append(runs, r)
 				fmt.Fprintf(stderr, "  [%d/%d] %-12s %-20s evidence %.2f report %.2f searches %d rounds %d %s\n",
@@ -230,36 +271,69 @@ func printEval(p evalPlan, runs []EvalRun) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{"questions": len(p.questions), "summary": summary, "runs": runs})
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "strategy\tquestions\tfailures\tevidence recall\treport recall\tsearch calls\trounds\twall s")
+	var floor float64
 	for _, s := range summary {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.3f\t%.3f\t%.1f\t%.1f\t%.1f\n", s.Strategy, s.Questions, s.Failures,
-			s.EvidenceRecall, s.ReportRecall, s.SearchCalls, s.Rounds, s.WallSeconds)
+		if s.Strategy == StrategyBM25 {
+			floor = s.ReportRecall
+		}
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "strategy\tquestions\tfailures\tevidence recall\treport recall\tvs bm25\tcomplex report\tsearch calls\trounds\twall s")
+	for _, s := range summary {
+		ratio := "-"
+		if floor > 0 {
+			ratio = fmt.Sprintf("%.2fx", s.ReportRecall/floor)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.3f\t%.3f\t%s\t%.3f\t%.1f\t%.1f\t%.1f\n", s.Strategy, s.Questions, s.Failures,
+			s.EvidenceRecall, s.ReportRecall, ratio, s.ComplexReportRecall, s.SearchCalls, s.Rounds, s.WallSeconds)
 	}
 	return tw.Flush()
 }
 
-func evalOne(ctx context.Context, c client.Client, env config.Env, strategy string, cfg config.Research, q eval.Question, noModel bool) EvalRun {
-	req := workflows.ResearchRequest{Question: q.Question, Config: cfg, Seed: 1, Eval: true, NoModel: noModel}
+func evalOne(ctx context.Context, c client.Client, env config.Env, strategy string, p evalPlan, q eval.Question) EvalRun {
+	req := workflows.ResearchRequest{Question: q.Question, Config: p.cfgs[strategy], Seed: 1, Eval: true,
+		NoModel: p.noModel, NoMemory: !p.memory}
 	id := "eval-" + strategy + "-" + strings.TrimPrefix(WorkflowID(req), "research-")
-	r := EvalRun{Strategy: strategy, QuestionID: q.ID, WorkflowID: id}
+	r := EvalRun{Strategy: strategy, QuestionID: q.ID, WorkflowID: id, Complex: strings.HasPrefix(q.ID, "c-")}
+	opts := client.StartWorkflowOptions{ID: id, TaskQueue: env.TaskQueue,
+		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE}
 	start := time.Now()
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: env.TaskQueue,
-		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE}, workflows.ResearchWorkflowName, req)
-	if err != nil {
-		r.Error = err.Error()
-		return r
-	}
-	var rep workflows.ResearchReport
-	if err := run.Get(ctx, &rep); err != nil {
-		r.Error = err.Error()
-		return r
+	var findings, evidence string
+	if strategy == StrategyBM25 {
+		out, err := runWorkflow[activities.BaselineOutput](ctx, c, opts, workflows.BaselineWorkflowName,
+			workflows.BaselineRequest{Question: q.Question, Provider: p.provider, Budget: p.budget})
+		if err != nil {
+			r.Error = err.Error()
+			return r
+		}
+		r.SearchCalls, r.Rounds = 1, 1
+		findings, evidence = eval.Findings(out.Markdown), out.Evidence
+	} else {
+		rep, err := runWorkflow[workflows.ResearchReport](ctx, c, opts, workflows.ResearchWorkflowName, req)
+		if err != nil {
+			r.Error = err.Error()
+			return r
+		}
+		r.SearchCalls, r.Rounds = rep.SearchCalls, len(rep.Rounds)
+		findings, evidence = eval.Findings(rep.Markdown), rep.Evidence
 	}
 	r.WallSeconds = time.Since(start).Seconds()
-	got, total, _ := eval.FactRecall(rep.Evidence, q.Gold)
+	got, total, _ := eval.FactRecall(evidence, q.Gold)
 	r.EvidenceRecall = eval.Recall(got, total)
-	got, total, _ = eval.FactRecall(rep.Markdown, q.Gold)
+	got, total, _ = eval.FactRecall(findings, q.Gold)
 	r.ReportRecall = eval.Recall(got, total)
-	r.SearchCalls, r.Rounds = rep.SearchCalls, len(rep.Rounds)
+	if p.asJSON {
+		r.Report, r.Evidence = findings, evidence
+	}
 	return r
+}
+
+// runWorkflow starts a workflow and waits for its result.
+func runWorkflow[T any](ctx context.Context, c client.Client, opts client.StartWorkflowOptions, name string, in any) (T, error) {
+	var out T
+	run, err := c.ExecuteWorkflow(ctx, opts, name, in)
+	if err != nil {
+		return out, err
+	}
+	return out, run.Get(ctx, &out)
 }

@@ -265,6 +265,7 @@ func newWorkers(c client.Client, env config.Env, cl *clients) []worker.Worker {
 func researchWorker(c client.Client, env config.Env, acts *activities.Activities, model *llm.Client) worker.Worker {
 	w := worker.New(c, env.TaskQueue, worker.Options{})
 	w.RegisterWorkflow(workflows.ResearchWorkflow)
+	w.RegisterWorkflow(workflows.BaselineWorkflow)
 	w.RegisterActivity(acts)
 	// investigation mode: per-source loops, each provider's searches on its own rate-limited queue
 	w.RegisterWorkflow(workflows.InvestigationWorkflow)

@@ -249,7 +249,7 @@ func (r *run) reorder(order []int) {
 
 // recall asks memory for what earlier runs established about the task.
 func (r *run) recall(ctx workflow.Context, task string) []research.PriorFact {
-	if !r.caps.Memory {
+	if !r.caps.Memory || r.req.NoMemory {
 		return nil
 	}
 	r.progress.Phase = PhaseRecalling
@@ -267,7 +267,7 @@ func (r *run) recall(ctx workflow.Context, task string) []research.PriorFact {
 
 // remember stores what this run established; a failed write never loses the report.
 func (r *run) remember(ctx workflow.Context, task string, rep ResearchReport) {
-	if !r.caps.Memory || len(rep.Sources) == 0 {
+	if !r.caps.Memory || r.req.NoMemory || len(rep.Sources) == 0 {
 		return
 	}
 	var facts []activities.MemoryFactInput

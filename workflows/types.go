@@ -25,6 +25,8 @@ type ResearchRequest struct {
 	Eval bool `json:"eval,omitempty"`
 	// NoModel runs every stage deterministically even when the worker has models.
 	NoModel bool `json:"no_model,omitempty"`
+	// NoMemory neither recalls nor remembers: eval runs stay independent of each other.
+	NoMemory bool `json:"no_memory,omitempty"`
 }
 
 // Round decisions.
