@@ -61,6 +61,10 @@ func TestLoop(t *testing.T) {
 		fmt.Sscan(s, &rounds)
 	}
 	budget := 8000
+	limit := 8
+	if s := os.Getenv("LIMIT"); s != "" {
+		fmt.Sscan(s, &limit)
+	}
 	for _, set := range []struct {
 		name, path, dir string
 		data            []byte
@@ -76,8 +80,8 @@ func TestLoop(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var sums [4]float64
-		var csum [4]float64
+		var sums [5]float64
+		var csum [5]float64
 		nc := 0
 		for _, q := range qs {
 			queries, aspects := plan.AspectPlan(q.Question, vocab{x})
@@ -103,7 +107,7 @@ func TestLoop(t *testing.T) {
 					}
 				}
 				prev = append(prev, query)
-				rs, err := x.Search(ctx, query, 8)
+				rs, err := x.Search(ctx, query, limit)
 				if err != nil {
 					t.Logf("%s: %v", query, err)
 					continue
@@ -136,8 +140,13 @@ func TestLoop(t *testing.T) {
 			}
 			rr, tot, miss := eval.FactRecall(ans.Body, q.Gold)
 			er, _, _ := eval.FactRecall(evb.String(), q.Gold)
+			var b40 strings.Builder
+			for _, s := range evidenceOf(ctx, x, bres) {
+				b40.WriteString(s.Title + "\n" + s.Text + "\n\n")
+			}
+			b40r, _, _ := eval.FactRecall(b40.String(), q.Gold)
 			br, _, _ := eval.FactRecall(bb.String(), q.Gold)
-			vals := [4]float64{eval.Recall(rr, tot), eval.Recall(er, tot), eval.Recall(br, tot), float64(len(prev))}
+			vals := [5]float64{eval.Recall(rr, tot), eval.Recall(er, tot), eval.Recall(br, tot), float64(len(prev)), eval.Recall(b40r, tot)}
 			for i := range sums {
 				sums[i] += vals[i]
 			}
@@ -156,7 +165,9 @@ func TestLoop(t *testing.T) {
 			}
 		}
 		n := float64(len(qs))
-		t.Logf("%s: report %.3f evidence %.3f bm25 %.3f ratio %.2f searches %.1f | complex report %.3f bm25 %.3f",
-			set.name, sums[0]/n, sums[1]/n, sums[2]/n, sums[0]/sums[2], sums[3]/n, csum[0]/float64(nc), csum[2]/float64(nc))
+		fc, ns := float64(nc), n-float64(nc)
+		t.Logf("%s: report %.3f evidence %.3f bm25 %.3f ratio %.2f searches %.1f bm25@40-evidence %.3f | simple report %.3f evidence %.3f bm25 %.3f | complex report %.3f evidence %.3f bm25 %.3f",
+			set.name, sums[0]/n, sums[1]/n, sums[2]/n, sums[0]/sums[2], sums[3]/n, sums[4]/n,
+			(sums[0]-csum[0])/ns, (sums[1]-csum[1])/ns, (sums[2]-csum[2])/ns, csum[0]/fc, csum[1]/fc, csum[2]/fc)
 	}
 }
