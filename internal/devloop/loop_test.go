@@ -91,6 +91,7 @@ func TestLoop(t *testing.T) {
 			}
 			seen := map[string]bool{}
 			var results []search.Result
+			var hits [][]string
 			var prev []string
 			for r := 0; r < rounds; r++ {
 				var query string
@@ -112,6 +113,11 @@ func TestLoop(t *testing.T) {
 					t.Logf("%s: %v", query, err)
 					continue
 				}
+				var ids []string
+				for _, r := range rs {
+					ids = append(ids, r.DocID)
+				}
+				hits = append(hits, ids)
 				for _, r := range rs {
 					if !seen[r.DocID] {
 						seen[r.DocID] = true
@@ -124,7 +130,12 @@ func TestLoop(t *testing.T) {
 			for _, s := range sources {
 				evb.WriteString(s.Title + "\n" + s.Text + "\n\n")
 			}
-			ans := report.Answer(report.AnswerInput{Question: q.Question, Aspects: asp, Sources: sources, Budget: budget})
+			fused := report.FusedRanks(hits, []float64{3})
+			var prior []float64
+			for _, r := range results {
+				prior = append(prior, fused[r.DocID])
+			}
+			ans := report.Answer(report.AnswerInput{Question: q.Question, Aspects: asp, Sources: sources, Budget: budget, Prior: prior})
 			// baseline: one BM25 query of the raw question, top passages to the budget
 			bres, _ := x.Search(ctx, q.Question, 40)
 			var bb strings.Builder
@@ -159,6 +170,26 @@ func TestLoop(t *testing.T) {
 			t.Logf("%-28s report %.2f evidence %.2f bm25 %.2f q=%q len=%d", q.ID, vals[0], vals[1], vals[2], prev, len(ans.Body))
 			if os.Getenv("MISS") != "" {
 				t.Logf("   missing: %q", miss)
+			}
+			if os.Getenv("MISS") == "2" {
+				// where the evidence holds a fact the report lacks: which source, its rank
+				for _, g := range q.Gold {
+					if n, _, _ := eval.FactRecall(ans.Body, []eval.Fact{g}); n > 0 {
+						continue
+					}
+					for i, s := range sources {
+						if n, _, _ := eval.FactRecall(s.Title+"\n"+s.Text, []eval.Fact{g}); n > 0 {
+							cited := "uncited"
+							for k, o := range ans.Order {
+								if o == s.N && strings.Contains(ans.Body, fmt.Sprintf("[%d]", k+1)) {
+									cited = fmt.Sprintf("cited as [%d]", k+1)
+								}
+							}
+							t.Logf("   in source %d (prior %.2f, %s) %s: %s", i+1, prior[i], cited, s.Title, g.Fact)
+							break
+						}
+					}
+				}
 			}
 			if os.Getenv("SHOW") == q.ID {
 				t.Logf("\n%s", ans.Body)
