@@ -20,7 +20,7 @@ const (
 	weightPassage   = 0.70 // the passage it sits in ranks high for the aspect (BM25 among the sources)
 	weightSentence  = 0.20 // the sentence itself names the aspect's terms
 	weightQuestion  = 0.10 // ... or the question's
-	weightRank      = 0.5 // within the passage's weight: its rank in the searches, against BM25 among the sources
+	weightRank      = 0.8  // within the passage's weight: its rank in the searches, against BM25 among the sources
 	mmrLambda       = 0.80 // relevance against redundancy
 	redundantAbove  = 0.70 // a sentence this similar to a picked one adds nothing
 	minFindingScore = 0.18
