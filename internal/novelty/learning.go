@@ -8,7 +8,7 @@ import (
 	"github.com/sated-dev/sated/internal/text"
 )
 
-// redundantSim is the similarity above which a fresh sentence says what a known one said.
+// redundantSim is the similarity above which a fresh result says what a known one said.
 const redundantSim = 0.6
 
 // LearningInput is one round's fresh texts against all the evidence gathered so far.
@@ -101,7 +101,7 @@ func Learning(in LearningInput) LearningOutput {
 }
 
 // vocabulary interns terms as small ints for the whole process, and remembers each text's
-// sentences as term ids, so the evidence a run re-scores every round is split and stemmed once.
+// term ids, so the evidence a run re-scores every round is tokenized and stemmed once.
 var vocabulary = struct {
 	sync.Mutex
 	ids   map[string]int     // stem to id
