@@ -62,6 +62,10 @@ func TestLoop(t *testing.T) {
 		fmt.Sscan(s, &rounds)
 	}
 	budget := 8000
+	limit := 8
+	if s := os.Getenv("LIMIT"); s != "" {
+		fmt.Sscan(s, &limit)
+	}
 	for _, set := range []struct {
 		name, path, dir string
 		data            []byte
@@ -77,8 +81,8 @@ func TestLoop(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var sums [4]float64
-		var csum [4]float64
+		var sums [5]float64
+		var csum [5]float64
 		nc := 0
 		for _, q := range qs {
 			queries, aspects := plan.AspectPlan(q.Question, vocab{x})
@@ -88,6 +92,7 @@ func TestLoop(t *testing.T) {
 			}
 			seen := map[string]bool{}
 			var results []search.Result
+			var hits [][]string
 			var prev []string
 			for r := 0; r < rounds; r++ {
 				var query string
@@ -104,11 +109,16 @@ func TestLoop(t *testing.T) {
 					}
 				}
 				prev = append(prev, query)
-				rs, err := x.Search(ctx, query, 8)
+				rs, err := x.Search(ctx, query, limit)
 				if err != nil {
 					t.Logf("%s: %v", query, err)
 					continue
 				}
+				var ids []string
+				for _, r := range rs {
+					ids = append(ids, r.DocID)
+				}
+				hits = append(hits, ids)
 				for _, r := range rs {
 					if !seen[r.DocID] {
 						seen[r.DocID] = true
@@ -121,7 +131,12 @@ func TestLoop(t *testing.T) {
 			for _, s := range sources {
 				evb.WriteString(s.Title + "\n" + s.Text + "\n\n")
 			}
-			ans := report.Answer(report.AnswerInput{Question: q.Question, Aspects: asp, Sources: sources, Budget: budget})
+			fused := report.FusedRanks(hits, []float64{3})
+			var prior []float64
+			for _, r := range results {
+				prior = append(prior, fused[r.DocID])
+			}
+			ans := report.Answer(report.AnswerInput{Question: q.Question, Aspects: asp, Sources: sources, Budget: budget, Prior: prior})
 			// baseline: one BM25 query of the raw question, top passages to the budget
 			bres, _ := x.Search(ctx, q.Question, 40)
 			var bb strings.Builder
@@ -137,8 +152,13 @@ func TestLoop(t *testing.T) {
 			}
 			rr, tot, miss := eval.FactRecall(ans.Body, q.Gold)
 			er, _, _ := eval.FactRecall(evb.String(), q.Gold)
+			var b40 strings.Builder
+			for _, s := range evidenceOf(ctx, x, bres) {
+				b40.WriteString(s.Title + "\n" + s.Text + "\n\n")
+			}
+			b40r, _, _ := eval.FactRecall(b40.String(), q.Gold)
 			br, _, _ := eval.FactRecall(bb.String(), q.Gold)
-			vals := [4]float64{eval.Recall(rr, tot), eval.Recall(er, tot), eval.Recall(br, tot), float64(len(prev))}
+			vals := [5]float64{eval.Recall(rr, tot), eval.Recall(er, tot), eval.Recall(br, tot), float64(len(prev)), eval.Recall(b40r, tot)}
 			for i := range sums {
 				sums[i] += vals[i]
 			}
@@ -152,12 +172,34 @@ func TestLoop(t *testing.T) {
 			if os.Getenv("MISS") != "" {
 				t.Logf("   missing: %q", miss)
 			}
+			if os.Getenv("MISS") == "2" {
+				// where the evidence holds a fact the report lacks: which source, its rank
+				for _, g := range q.Gold {
+					if n, _, _ := eval.FactRecall(ans.Body, []eval.Fact{g}); n > 0 {
+						continue
+					}
+					for i, s := range sources {
+						if n, _, _ := eval.FactRecall(s.Title+"\n"+s.Text, []eval.Fact{g}); n > 0 {
+							cited := "uncited"
+							for k, o := range ans.Order {
+								if o == s.N && strings.Contains(ans.Body, fmt.Sprintf("[%d]", k+1)) {
+									cited = fmt.Sprintf("cited as [%d]", k+1)
+								}
+							}
+							t.Logf("   in source %d (prior %.2f, %s) %s: %s", i+1, prior[i], cited, s.Title, g.Fact)
+							break
+						}
+					}
+				}
+			}
 			if os.Getenv("SHOW") == q.ID {
 				t.Logf("\n%s", ans.Body)
 			}
 		}
 		n := float64(len(qs))
-		t.Logf("%s: report %.3f evidence %.3f bm25 %.3f ratio %.2f searches %.1f | complex report %.3f bm25 %.3f",
-			set.name, sums[0]/n, sums[1]/n, sums[2]/n, sums[0]/sums[2], sums[3]/n, csum[0]/float64(nc), csum[2]/float64(nc))
+		fc, ns := float64(nc), n-float64(nc)
+		t.Logf("%s: report %.3f evidence %.3f bm25 %.3f ratio %.2f searches %.1f bm25@40-evidence %.3f | simple report %.3f evidence %.3f bm25 %.3f | complex report %.3f evidence %.3f bm25 %.3f",
+			set.name, sums[0]/n, sums[1]/n, sums[2]/n, sums[0]/sums[2], sums[3]/n, sums[4]/n,
+			(sums[0]-csum[0])/ns, (sums[1]-csum[1])/ns, (sums[2]-csum[2])/ns, csum[0]/fc, csum[1]/fc, csum[2]/fc)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -98,4 +99,60 @@ func BenchmarkHeuristicNovelty(b *testing.B) {
 	b.ReportMetric(h/w, "x-words")
 	b.ReportMetric(float64(len(batch)), "batch-chars")
 	b.ReportMetric(score, "score")
+}
+
+// BenchmarkLearningNovelty50 scores a round of 50 fresh results (title and a ~600-char passage
+// each) against 100 known ones from earlier rounds, as the learning gate does every round.
+// BenchmarkHeuristicNovelty50 is the word heuristic on the same round, for the ratio.
+func BenchmarkLearningNovelty50(b *testing.B) {
+	in := learningRound(b)
+	b.ResetTimer()
+	for b.Loop() {
+		Learning(in)
+	}
+}
+
+func BenchmarkHeuristicNovelty50(b *testing.B) {
+	in := learningRound(b)
+	fresh := strings.Join(in.Fresh, "\n")
+	known := strings.Join(in.Known, "\n")
+	b.ResetTimer()
+	for b.Loop() {
+		Heuristic(fresh, known)
+	}
+}
+
+func learningRound(b *testing.B) LearningInput {
+	texts := []string{docText(b, "go_mem.html"), docText(b, "go_spec.html"), docText(b, "asm.html"), docText(b, "godebug.md")}
+	var fresh, known []string
+	for i := 0; i < 150; i++ {
+		t := texts[i%len(texts)]
+		p := "Title " + passage(t, float64(i)/160, 600)
+		if i < 50 {
+			fresh = append(fresh, p)
+		} else {
+			known = append(known, p)
+		}
+	}
+	return LearningInput{Question: "How do goroutines synchronize through channels and locks in the Go memory model?",
+		Aspects: []string{"How do goroutines synchronize through channels", "locks in the Go memory model"},
+		Fresh:   fresh, Known: known, KnownRounds: 3}
+}
+
+// BenchmarkLearningNovelty50Cold is a real round: the 50 fresh results are texts never seen
+// before (split and stemmed now), the 100 known ones were cached by earlier rounds.
+func BenchmarkLearningNovelty50Cold(b *testing.B) {
+	in := learningRound(b)
+	Learning(in)
+	fresh := in.Fresh
+	i := 0
+	b.ResetTimer()
+	for b.Loop() {
+		i++
+		in.Fresh = make([]string, len(fresh))
+		for k, f := range fresh {
+			in.Fresh[k] = f + " " + strconv.Itoa(i)
+		}
+		Learning(in)
+	}
 }

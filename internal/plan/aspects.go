@@ -24,6 +24,8 @@ type Aspect struct {
 
 const (
 	maxQueryTerms = 6
+	// maxWholeTerms bounds the first query, the whole question's terms.
+	maxWholeTerms = 16
 	// nearDuplicate is the share of terms two queries may share before the second adds nothing.
 	nearDuplicate = 0.6
 )
@@ -139,9 +141,11 @@ func discriminative(terms []string, idf map[string]float64, n int) []string {
 	return out
 }
 
-// AspectPlan splits the question into aspects and gives each a query of its discriminative
-// terms; a question of one clause gets a query of its strongest terms and one of the rest. No query is the raw question, none
-// holds a word the corpus lacks, and no two share most of their terms.
+// AspectPlan searches the whole question first (every term the corpus holds, as a plain search
+// box would: BM25 over all of them is the robust floor), then splits it into aspects and gives
+// each a query of its discriminative terms; a question of one clause with many terms also gets
+// a query of its strongest terms and one of the rest. No query is the raw question, none holds a
+// word the corpus lacks, and no two aspect queries share most of their terms.
 func AspectPlan(question string, vocab Vocabulary) (queries []string, aspects []Aspect) {
 	all := Terms(question)
 	idf := idfOf(all, vocab)
@@ -160,6 +164,12 @@ func AspectPlan(question string, vocab Vocabulary) (queries []string, aspects []
 		used = append(used, terms)
 		queries = append(queries, q)
 		return q
+	}
+	if everything := discriminative(all, idf, maxWholeTerms); len(everything) > 0 && !SameAsQuestion(strings.Join(everything, " "), question) {
+		queries = append(queries, strings.Join(everything, " "))
+		if len(everything) <= maxQueryTerms {
+			used = append(used, everything) // it is also the strongest-terms query
+		}
 	}
 	parts := SplitAspects(question)
 	if len(parts) == 1 {

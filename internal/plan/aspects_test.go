@@ -51,8 +51,11 @@ func TestAspectPlanUsesCorpusIDF(t *testing.T) {
 	if len(aspects) != 2 {
 		t.Fatalf("aspects %+v", aspects)
 	}
-	if len(queries) != 2 {
-		t.Fatalf("queries %q: want one per aspect", queries)
+	if len(queries) != 3 {
+		t.Fatalf("queries %q: want the whole question, then one per aspect", queries)
+	}
+	if !strings.Contains(queries[0], "divide") || !strings.Contains(queries[0], "settings") {
+		t.Errorf("first query %q should keep every question term the corpus holds", queries[0])
 	}
 	if !strings.Contains(queries[0], "memory") {
 		t.Errorf("the key noun is missing from %q", queries[0])
@@ -72,7 +75,7 @@ func TestAspectPlanUsesCorpusIDF(t *testing.T) {
 			t.Errorf("query %q holds a word the corpus lacks", qq)
 		}
 	}
-	for i := range queries {
+	for i := 1; i < len(queries); i++ { // the whole question overlaps every aspect by design
 		for j := i + 1; j < len(queries); j++ {
 			if termOverlap(Terms(queries[i]), Terms(queries[j])) >= nearDuplicate {
 				t.Errorf("near-duplicate queries %q and %q", queries[i], queries[j])

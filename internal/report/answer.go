@@ -18,13 +18,21 @@ const DefaultFindingsBudget = 8000
 // Answer tuning: relevance weights, the MMR trade-off and the floors below which a sentence is
 // not a finding. Chosen on the dev sets (internal/eval/testdata), not on the hold-out.
 const (
-	weightSentence  = 0.55 // the sentence itself names the aspect's terms
-	weightQuestion  = 0.20 // ... or the question's
-	weightPassage   = 0.25 // the passage it sits in is about the aspect
-	mmrLambda       = 0.75 // relevance against redundancy
+	weightPassage   = 0.70 // the passage it sits in ranks high for the aspect (BM25 among the sources)
+	weightSentence  = 0.20 // the sentence itself names the aspect's terms
+	weightQuestion  = 0.10 // ... or the question's
+	weightRank      = 0.8  // within the passage's weight: its rank in the searches, against BM25 among the sources
+	mmrLambda       = 0.80 // relevance against redundancy
 	redundantAbove  = 0.70 // a sentence this similar to a picked one adds nothing
 	minFindingScore = 0.18
 	minQuoteChars   = 25
+	// minQuoteScore is the floor for a sentence of a passage already chosen for its aspect.
+	minQuoteScore = 0.05
+	// maxPerSource bounds the quotes from one passage, so the findings span more of them.
+	maxPerSource = 1000
+	// BM25 over the sources, the usual parameters; a title counts titleBoost times.
+	bm25K1, bm25B = 1.2, 0.75
+	titleBoost    = 2
 )
 
 // AnswerInput is what an extractive answer is written from.
@@ -37,6 +45,13 @@ type AnswerInput struct {
 	Sources []research.Source
 	// Budget bounds the findings in characters; 0 means DefaultFindingsBudget.
 	Budget int
+	// Terms are extra words that tell relevant passages (pseudo-relevance feedback from the
+	// search rounds); they rank passages, weighing less than the question's own words.
+	Terms []string
+	// Prior, when given, holds per source how highly the searches ranked it (higher is better,
+	// any scale; e.g. reciprocal-rank fusion over the rounds, FusedRanks): the search engine's
+	// ranking over the whole corpus is a prior the answer trusts.
+	Prior []float64
 }
 
 // AspectCoverage says how much of one aspect the findings answer.
@@ -88,8 +103,13 @@ func Answer(in AnswerInput) AnswerOutput {
 			aterms[j] = qterms
 		}
 	}
-	scoreCandidates(cands, in.Sources, qterms, aterms, idf)
-	picked := selectMMR(cands, len(aspects), budget)
+	scoreCandidates(cands, in.Sources, qterms, aterms, idf, in.Terms, in.Prior)
+	var picked []int
+	if passageFirst {
+		picked = selectPassages(cands, len(aspects), len(in.Sources), budget)
+	} else {
+		picked = selectMMR(cands, len(aspects), budget)
+	}
 	body, order := renderAnswer(aspects, in.Sources, cands, picked)
 	return AnswerOutput{Body: body, Order: order, Coverage: coverage(aspects, aterms, cands, picked, idf)}
 }
@@ -220,28 +240,22 @@ func matchWeight(want []string, have map[string]bool, idf map[string]float64, mi
 	return got / total
 }
 
-func scoreCandidates(cands []candidate, sources []research.Source, qterms []string, aterms [][]string, idf map[string]float64) {
+// scoreCandidates rates each sentence per aspect: how well its passage ranks for the aspect
+// among all sources (BM25), and how much of the aspect and the question it names itself. A
+// sentence of a strong passage counts even when it repeats none of the question's words: facts
+// ("The default is 1000 pages.") seldom do.
+func scoreCandidates(cands []candidate, sources []research.Source, qterms []string, aterms [][]string, idf map[string]float64, extra []string, prior []float64) {
 	missing := missingWeight(idf)
-	// passage relevance: how much of each aspect a source's title and text hold
-	srcTerms := make([]map[string]bool, len(sources))
-	for i := range sources {
-		srcTerms[i] = map[string]bool{}
+	passage := passageScores(cands, sources, qterms, aterms, text.Terms(strings.Join(extra, " ")))
+	top := 0.0
+	for _, p := range prior {
+		top = max(top, p)
 	}
-	for _, c := range cands {
-		for _, t := range c.terms {
-			srcTerms[c.src][t] = true
-		}
-	}
-	for i, s := range sources {
-		for _, t := range text.Terms(s.Title) {
-			srcTerms[i][t] = true
-		}
-	}
-	passage := make([][]float64, len(sources))
-	for i := range sources {
-		passage[i] = make([]float64, len(aterms))
-		for j, at := range aterms {
-			passage[i][j] = matchWeight(at, srcTerms[i], idf, missing)
+	for i := range passage {
+		if i < len(prior) && top > 0 {
+			for j := range passage[i] {
+				passage[i][j] = (1-weightRank)*passage[i][j] + weightRank*prior[i]/top
+			}
 		}
 	}
 	for k := range cands {
@@ -254,14 +268,80 @@ func scoreCandidates(cands []candidate, sources []research.Source, qterms []stri
 		c.rel = make([]float64, len(aterms))
 		for j, at := range aterms {
 			s := matchWeight(at, have, idf, missing)
-			if s == 0 && q == 0 {
-				continue // a sentence naming nothing asked about is not a finding
-			}
 			// earlier sentences of a passage state its point; later ones detail it
-			position := 1 / (1 + 0.05*float64(c.idx))
+			position := 1 / (1 + 0.03*float64(c.idx))
 			c.rel[j] = c.quality * (weightSentence*s + weightQuestion*q + weightPassage*passage[c.src][j]*position)
 		}
 	}
+}
+
+// passageScores is, per source and aspect, the source's BM25 score for the aspect's terms (the
+// question's other terms and the feedback terms weigh less) over the quotable text and title of
+// all sources, divided by the best source's.
+func passageScores(cands []candidate, sources []research.Source, qterms []string, aterms [][]string, extra []string) [][]float64 {
+	n := len(sources)
+	tf := make([]map[string]float64, n)
+	length := make([]float64, n)
+	for i := range tf {
+		tf[i] = map[string]float64{}
+	}
+	for _, c := range cands {
+		for _, t := range c.terms {
+			tf[c.src][t]++
+		}
+		length[c.src] += float64(len(c.terms))
+	}
+	for i, s := range sources {
+		for _, t := range text.Terms(s.Title) {
+			tf[i][t] += titleBoost
+			length[i] += titleBoost
+		}
+	}
+	df := map[string]int{}
+	avg := 0.0
+	for i := range tf {
+		for t := range tf[i] {
+			df[t]++
+		}
+		avg += length[i]
+	}
+	avg = max(avg/float64(max(n, 1)), 1)
+	out := make([][]float64, n)
+	for i := range out {
+		out[i] = make([]float64, len(aterms))
+	}
+	for j, at := range aterms {
+		weights := map[string]float64{}
+		for _, t := range extra {
+			weights[t] = 0.3
+		}
+		for _, t := range qterms {
+			weights[t] = 0.5
+		}
+		for _, t := range at {
+			weights[t] = 1
+		}
+		best := 0.0
+		for i := range tf {
+			score := 0.0
+			for t, w := range weights {
+				f := tf[i][t]
+				if f == 0 {
+					continue
+				}
+				idf := math.Log(1 + (float64(n)-float64(df[t])+0.5)/(float64(df[t])+0.5))
+				score += w * idf * f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*length[i]/avg))
+			}
+			out[i][j] = score
+			best = max(best, score)
+		}
+		if best > 0 {
+			for i := range out {
+				out[i][j] /= best
+			}
+		}
+	}
+	return out
 }
 
 // similarity is the cosine of two term sets.
@@ -292,6 +372,7 @@ func selectMMR(cands []candidate, naspects, budget int) []int {
 		headings = 60 * naspects
 	}
 	exhausted := make([]bool, naspects)
+	perSource := map[int]int{}
 	for left := naspects; left > 0; {
 		left = 0
 		for j := 0; j < naspects; j++ {
@@ -301,7 +382,7 @@ func selectMMR(cands []candidate, naspects, budget int) []int {
 			best, bestScore := -1, 0.0
 			for k := range cands {
 				c := &cands[k]
-				if c.picked || c.rel[j] < minFindingScore || spent+quoteCost(*c)+headings > budget {
+				if c.picked || c.rel[j] < minFindingScore || perSource[c.src] >= maxPerSource || spent+quoteCost(*c)+headings > budget {
 					continue
 				}
 				red := 0.0
@@ -322,7 +403,90 @@ func selectMMR(cands []candidate, naspects, budget int) []int {
 			left++
 			cands[best].picked, cands[best].aspect = true, j
 			picked = append(picked, best)
+			perSource[cands[best].src]++
 			spent += quoteCost(cands[best])
+		}
+	}
+	return picked
+}
+
+// rrfK is the reciprocal-rank fusion constant: small, since only the first hits of a search
+// are worth much in a documentation corpus.
+const rrfK = 5
+
+// FusedRanks is reciprocal-rank fusion over search rounds: ranks[r] lists round r's result ids
+// best first, weights[r] (1 when absent) how much that round counts; the score of an id is the
+// sum over rounds of weight/(rrfK+position). A passage several searches found ranks high.
+func FusedRanks(ranks [][]string, weights []float64) map[string]float64 {
+	out := map[string]float64{}
+	for r, ids := range ranks {
+		w := 1.0
+		if r < len(weights) {
+			w = weights[r]
+		}
+		for i, id := range ids {
+			out[id] += w / float64(rrfK+i+1)
+		}
+	}
+	return out
+}
+
+// passageFirst quotes whole passages, best first, instead of picking sentence by sentence.
+var passageFirst = true
+
+// selectPassages takes passages round-robin over the aspects, each time the best one left for
+// that aspect, and quotes every sentence of it worth quoting (not a repeat of a picked one),
+// until the budget is spent.
+func selectPassages(cands []candidate, naspects, nsources, budget int) []int {
+	bySrc := make([][]int, nsources)
+	for k, c := range cands {
+		bySrc[c.src] = append(bySrc[c.src], k)
+	}
+	// a passage's score for an aspect is its best sentence's
+	score := make([][]float64, nsources)
+	for i := range score {
+		score[i] = make([]float64, naspects)
+		for _, k := range bySrc[i] {
+			for j := range naspects {
+				score[i][j] = max(score[i][j], cands[k].rel[j])
+			}
+		}
+	}
+	taken := make([]bool, nsources)
+	var picked []int
+	spent := 0
+	if naspects > 1 {
+		spent = 60 * naspects
+	}
+	for progress := true; progress && spent < budget; {
+		progress = false
+		for j := range naspects {
+			best := -1
+			for i := range score {
+				if !taken[i] && score[i][j] >= minFindingScore && (best < 0 || score[i][j] > score[best][j]) {
+					best = i
+				}
+			}
+			if best < 0 {
+				continue
+			}
+			taken[best], progress = true, true
+			for _, k := range bySrc[best] {
+				c := &cands[k]
+				if c.rel[j] < minQuoteScore || spent+quoteCost(*c) > budget {
+					continue
+				}
+				red := 0.0
+				for _, p := range picked {
+					red = max(red, similarity(c.terms, cands[p].terms))
+				}
+				if red > redundantAbove {
+					continue
+				}
+				c.picked, c.aspect = true, j
+				picked = append(picked, k)
+				spent += quoteCost(*c)
+			}
 		}
 	}
 	return picked
@@ -366,8 +530,15 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 			}
 			ps := bySrc[s]
 			slices.SortFunc(ps, func(x, y int) int { return cands[x].idx - cands[y].idx })
-			for _, p := range ps {
-				fmt.Fprintf(&b, "- %s [%d]\n", escapeQuote(cands[p].text), n)
+			// consecutive sentences of a passage read as one quote
+			for i := 0; i < len(ps); {
+				quote := cands[ps[i]].text
+				j := i + 1
+				for ; j < len(ps) && cands[ps[j]].idx == cands[ps[j-1]].idx+1; j++ {
+					quote += " " + cands[ps[j]].text
+				}
+				fmt.Fprintf(&b, "- %s [%d]\n", escapeQuote(quote), n)
+				i = j
 			}
 		}
 		b.WriteByte('\n')
