@@ -12,6 +12,7 @@ import (
 
 	"github.com/sated-dev/sated/internal/llm"
 	"github.com/sated-dev/sated/internal/report"
+	"github.com/sated-dev/sated/internal/research"
 )
 
 // SynthesizeInput is everything the report is written from.
@@ -70,7 +71,7 @@ func (a *Activities) Synthesize(ctx context.Context, in SynthesizeInput) (Synthe
 	}
 	a.readPassages(ctx, d.Sources)
 	answer := report.Answer(report.AnswerInput{Question: in.Question, Aspects: aspectTexts(in.Plan),
-		Sources: d.Sources, Budget: in.FindingsBudget})
+		Sources: d.Sources, Budget: in.FindingsBudget, Prior: searchPrior(in.Rounds, d.Sources)})
 	d.Sources = renumber(d.Sources, answer.Order)
 	d.Coverage = answer.Coverage
 	out := SynthesizeOutput{Extractive: true, SourceOrder: answer.Order, Coverage: answer.Coverage}
@@ -179,6 +180,31 @@ func (a *Activities) readPassages(ctx context.Context, sources []Source) {
 			s.Text = d.Body
 		}
 	}
+}
+
+// wholeQuestionWeight is how much more the first round's ranking counts than a later one's:
+// the first query searches the whole question, the later ones parts of it (measured on the dev
+// sets: 3 beat 1, 2 and 6).
+const wholeQuestionWeight = 3
+
+// searchPrior is, per source, how highly the rounds' searches ranked it, fused over the rounds
+// (nil when the rounds did not record their rankings: the answer then ranks by itself).
+func searchPrior(rounds []RoundRecord, sources []Source) []float64 {
+	var ranks [][]string
+	for _, r := range rounds {
+		if len(r.Ranked) > 0 {
+			ranks = append(ranks, r.Ranked)
+		}
+	}
+	if len(ranks) == 0 {
+		return nil
+	}
+	fused := report.FusedRanks(ranks, []float64{wholeQuestionWeight})
+	out := make([]float64, len(sources))
+	for i, s := range sources {
+		out[i] = fused[research.SourceKey(s.Result)]
+	}
+	return out
 }
 
 // aspectTexts are the plan's aspects as the answer groups findings under them.

@@ -385,6 +385,11 @@ func (r *run) search(ctx workflow.Context, task string, p Plan) {
 		}
 		fresh := r.fresh(results)
 		rec.NewResults = len(fresh)
+		if r.evidenceGate >= 1 {
+			for _, res := range results {
+				rec.Ranked = append(rec.Ranked, research.SourceKey(res))
+			}
+		}
 		if round == 1 || r.knowledge == "" {
 			// the first round builds the knowledge state directly: no compression call
 			r.merge(fresh, round)
@@ -578,8 +583,8 @@ func (r *run) searchOnce(ctx workflow.Context, query string) (activities.SearchO
 // sourceKey identifies a result: a corpus passage by its id (several passages of one page are
 // different evidence), anything else by its normalized URL.
 func (r *run) sourceKey(res search.Result) string {
-	if r.evidenceGate >= 1 && res.DocID != "" {
-		return res.Provider + ":" + res.DocID
+	if r.evidenceGate >= 1 {
+		return research.SourceKey(res)
 	}
 	return search.NormalizeURL(res.URL)
 }

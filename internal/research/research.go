@@ -36,6 +36,9 @@ type Round struct {
 	Chars       int     `json:"chars"`
 	Cached      bool    `json:"cached"`
 	Note        string  `json:"note,omitempty"`
+	// Ranked lists the keys (SourceKey) of every result the round's search returned, best
+	// first, seen before or not: the answer fuses the rounds' rankings.
+	Ranked []string `json:"ranked,omitempty"`
 }
 
 // Source is one retrieved, deduplicated result with its citation number [N], and the page
@@ -46,6 +49,15 @@ type Source struct {
 	Round    int    `json:"round"`
 	Enriched bool   `json:"enriched"`       // the full page was read, not just the snippet
 	Text     string `json:"text,omitempty"` // page text when enriched
+}
+
+// SourceKey identifies a result across rounds: a corpus passage by its id (several passages of
+// one page are different evidence), anything else by its normalized URL.
+func SourceKey(r search.Result) string {
+	if r.DocID != "" {
+		return r.Provider + ":" + r.DocID
+	}
+	return search.NormalizeURL(r.URL)
 }
 
 // PriorFact is an observation recalled from memory, with the sources it came from then.
