@@ -175,21 +175,31 @@ func matchesAny(text string, patterns []string) bool {
 }
 
 // Findings is the "## Findings" section of a report, the part that answers the question; the
-// whole text when it has no such section.
+// whole text when it has no such section. The section ends at the next of the report's own
+// sections, so headings quoted or written inside the findings stay in it.
 func Findings(markdown string) string {
-	i := strings.Index(markdown, "\n## Findings\n")
-	if i < 0 {
-		if !strings.HasPrefix(markdown, "## Findings\n") {
-			return markdown
+	const head = "## Findings\n"
+	i := strings.Index(markdown, "\n"+head)
+	switch {
+	case i >= 0:
+		i += 1 + len(head)
+	case strings.HasPrefix(markdown, head):
+		i = len(head)
+	default:
+		return markdown
+	}
+	rest := markdown[i:]
+	end := len(rest)
+	for _, next := range reportSections {
+		if j := strings.Index(rest, "\n## "+next+"\n"); j >= 0 && j < end {
+			end = j
 		}
-		i = -1
 	}
-	rest := markdown[i+len("\n## Findings\n"):]
-	if j := strings.Index(rest, "\n## "); j >= 0 {
-		rest = rest[:j]
-	}
-	return strings.TrimSpace(rest)
+	return strings.TrimSpace(rest[:end])
 }
+
+// reportSections are the sections a report writes after its findings (internal/report).
+var reportSections = []string{"Coverage", "Saturation curve", "Run details", "Notes", "Prior knowledge", "Sources"}
 
 // Recall is recalled/total as a fraction; 0 when there is no gold.
 func Recall(recalled, total int) float64 {

@@ -58,6 +58,10 @@ func TestFindingsSection(t *testing.T) {
 	if got := Findings(md); got != "- a send is synchronized before [1]" {
 		t.Errorf("Findings = %q", got)
 	}
+	quoted := "## Findings\n\n## 6.1. Automerge\nThe default value is 4.\n\n## Coverage\n\n| a | b |\n"
+	if got := Findings(quoted); got != "## 6.1. Automerge\nThe default value is 4." {
+		t.Errorf("a heading inside the findings ends them: %q", got)
+	}
 	if got := Findings("no sections"); got != "no sections" {
 		t.Errorf("Findings without a section = %q", got)
 	}
