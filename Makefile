@@ -28,9 +28,10 @@ help: ## list the targets
 	@echo "  CORPUS='dir ...' and Q='question' choose what 'make run' indexes and asks."
 	@echo "  PKGS=./internal/... TESTFLAGS=-v narrow 'make test'; BENCH=regexp BENCHTIME=1s tune 'make bench'."
 
-tools: ## install the Temporal CLI and Ollama into .tools/bin (built with Go if missing)
+tools: ## install the Temporal CLI and Ollama into .tools/bin (built with Go if missing) and the dev-set docs
 	@bash scripts/install-temporal.sh
 	@bash scripts/install-ollama.sh
+	@bash scripts/install-docs.sh
 
 build: ## build the worker and starter into .tools/bin
 	@mkdir -p $(BIN)
