@@ -13,11 +13,17 @@ import (
 // TestReplayRecordedHistory replays a research run recorded on the real dev server (by
 // `SATED_RECORD_HISTORY=1 go test ./worker -run FullRun`): a change to the workflow's command
 // sequence that is not behind workflow.GetVersion fails here.
+// research_history_v0.json is a run from before the evidence-gate change (workflow.GetVersion
+// DefaultVersion): it must keep replaying as long as such runs may be in flight.
 func TestReplayRecordedHistory(t *testing.T) {
-	replayer := worker.NewWorkflowReplayer()
-	replayer.RegisterWorkflow(ResearchWorkflow)
-	if err := replayer.ReplayWorkflowHistoryFromJSONFile(nil, filepath.Join("testdata", "research_history.json")); err != nil {
-		t.Fatal(err)
+	for _, file := range []string{"research_history.json", "research_history_v0.json"} {
+		t.Run(file, func(t *testing.T) {
+			replayer := worker.NewWorkflowReplayer()
+			replayer.RegisterWorkflow(ResearchWorkflow)
+			if err := replayer.ReplayWorkflowHistoryFromJSONFile(nil, filepath.Join("testdata", file)); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }
 
