@@ -35,6 +35,7 @@ type researchFlags struct {
 	strategy, provider, novelty, id                    string
 	rounds, minRounds, maxRounds, knowledgeCap         int
 	qualityFloor, enrich, results, maxCalls, maxTokens int
+	findingsBudget                                     int
 	threshold, epsilon, overlapCut                     float64
 	seed                                               int64
 	noCache, noModel, detach, asJSON                   bool
@@ -56,7 +57,8 @@ func newResearchFlags(name string) *researchFlags {
 	fs.Float64Var(&f.overlapCut, "overlap-cut", config.DefaultEnrichOverlapCut, "enrich only results overlapping the knowledge by at most this (0-1)")
 	fs.StringVar(&f.provider, "provider", config.DefaultProvider, "search provider: "+strings.Join(config.Providers, ", "))
 	fs.IntVar(&f.results, "results", config.DefaultResultsPerQuery, "results per query")
-	fs.StringVar(&f.novelty, "novelty", config.NoveltyHeuristic, "novelty method: heuristic, model or embedding")
+	fs.StringVar(&f.novelty, "novelty", config.NoveltyLearning, "novelty method: learning (new question-relevant information against all evidence), heuristic (unseen words), model or embedding")
+	fs.IntVar(&f.findingsBudget, "findings-budget", config.DefaultFindingsBudget, "characters of findings the report writes")
 	fs.BoolVar(&f.noCache, "no-cache", false, "bypass the 24-hour search cache")
 	fs.Int64Var(&f.seed, "seed", 0, "seed for the epsilon pass-through (0: drawn and recorded by the workflow)")
 	fs.IntVar(&f.maxCalls, "max-model-calls", 0, "model call budget (0: unlimited)")
@@ -137,6 +139,9 @@ func (f *researchFlags) request(question string) workflows.ResearchRequest {
 	if set["novelty"] {
 		c.Novelty = f.novelty
 	}
+	if set["findings-budget"] {
+		c.FindingsBudget = f.findingsBudget
+	}
 	c.NoCache = f.noCache
 	c.MaxModelCalls, c.MaxModelTokens = f.maxCalls, f.maxTokens
 	return workflows.ResearchRequest{Question: question, Config: c, Seed: f.seed, NoModel: f.noModel}
@@ -148,7 +153,7 @@ func (f *researchFlags) zeroIsSet() error {
 	var err error
 	f.fs.Visit(func(fl *flag.Flag) {
 		switch fl.Name {
-		case "rounds", "min-rounds", "max-rounds", "knowledge-cap", "quality-floor", "results":
+		case "rounds", "min-rounds", "max-rounds", "knowledge-cap", "quality-floor", "results", "findings-budget":
 			if err == nil && fl.Value.String() == "0" {
 				err = usagef("--%s must be at least 1", fl.Name)
 			}
