@@ -314,16 +314,26 @@ type progressView struct {
 }
 
 func printProgress(p workflows.Progress, v *progressView) {
-	if p.Phase != v.phase {
-		v.phase = p.Phase
-		fmt.Fprintf(stderr, "· %s\n", p.Phase)
-	}
+	// rounds first: a fast run may have moved past searching by the time it is polled
 	if p.Plan != nil && !v.planShown {
+		if v.phase == "" || v.phase == workflows.PhaseValidating {
+			fmt.Fprintf(stderr, "· %s\n", workflows.PhasePlanning)
+			v.phase = workflows.PhasePlanning
+		}
 		v.planShown = true
 		fmt.Fprintf(stderr, "  plan (%s): %s\n", p.Plan.Planner, strings.Join(p.Plan.SearchQueries, " | "))
 		if p.Plan.FallbackReason != "" {
 			fmt.Fprintf(stderr, "  planner fallback: %s\n", p.Plan.FallbackReason)
 		}
+		if len(p.Plan.Aspects) > 1 {
+			for i, a := range p.Plan.Aspects {
+				fmt.Fprintf(stderr, "  aspect %d: %s\n", i+1, a.Text)
+			}
+		}
+	}
+	if v.rounds < len(p.Rounds) && v.phase != workflows.PhaseSearching {
+		v.phase = workflows.PhaseSearching
+		fmt.Fprintf(stderr, "· %s\n", v.phase)
 	}
 	shown := &v.rounds
 	for ; *shown < len(p.Rounds); *shown++ {
@@ -336,7 +346,23 @@ func printProgress(p workflows.Progress, v *progressView) {
 		if r.Note != "" {
 			fmt.Fprintf(stderr, "           %s\n", r.Note)
 		}
+		if *shown == len(p.Rounds)-1 && len(p.Coverage) > 1 {
+			fmt.Fprintf(stderr, "           coverage by aspect: %s\n", coverageLine(p.Coverage))
+		}
 	}
+	if p.Phase != v.phase && !(p.Phase == workflows.PhasePlanning && v.planShown) {
+		v.phase = p.Phase
+		fmt.Fprintf(stderr, "· %s\n", p.Phase)
+	}
+}
+
+// coverageLine is "1: 80%  2: 25%", the share of each aspect's terms the evidence holds.
+func coverageLine(cov []float64) string {
+	parts := make([]string, len(cov))
+	for i, c := range cov {
+		parts[i] = fmt.Sprintf("%d: %.0f%%", i+1, 100*c)
+	}
+	return strings.Join(parts, "  ")
 }
 
 func printReport(env config.Env, rep workflows.ResearchReport, asJSON bool) error {
