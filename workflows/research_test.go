@@ -288,7 +288,7 @@ func TestStopSignalEndsSearchAndStillReports(t *testing.T) {
 	h.env.RegisterDelayedCallback(func() { h.env.SignalWorkflow(StopSignal, struct{}{}) }, time.Millisecond)
 	// slow searches so the signal lands mid-run
 	h.env.SetTestTimeout(time.Minute)
-	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{MaxRounds: 5, Epsilon: f(0)}})
+	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{MaxRounds: 5, Epsilon: f(0), Novelty: config.NoveltyHeuristic}})
 	require.Less(t, len(rep.Rounds), 5)
 	require.Contains(t, rep.StopReason, "stopped by request")
 	require.NotEmpty(t, rep.Markdown)
