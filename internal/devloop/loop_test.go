@@ -16,6 +16,16 @@ import (
 	"github.com/sated-dev/sated/internal/search"
 )
 
+// corpusPath is where the dev corpus of set is indexed: $CORPUS (a path prefix, default
+// /tmp/dev-) + set + ".corpus", so parallel worktrees with other indexing need not share it.
+func corpusPath(set string) string {
+	prefix := os.Getenv("CORPUS")
+	if prefix == "" {
+		prefix = "/tmp/dev-"
+	}
+	return prefix + set + ".corpus"
+}
+
 type vocab struct{ x *corpus.Index }
 
 func (v vocab) DocFreq(stems []string) (map[string]int, int, error) {
@@ -70,8 +80,8 @@ func TestLoop(t *testing.T) {
 		name, path, dir string
 		data            []byte
 	}{
-		{"sqlite", "/tmp/dev-sqlite.corpus", "/usr/share/doc/sqlite3", eval.SQLiteQuestions},
-		{"python", "/tmp/dev-python.corpus", "/usr/share/doc/python3.11/html", eval.PythonQuestions},
+		{"sqlite", corpusPath("sqlite"), "/usr/share/doc/sqlite3", eval.SQLiteQuestions},
+		{"python", corpusPath("python"), "/usr/share/doc/python3.11/html", eval.PythonQuestions},
 	} {
 		if f := os.Getenv("SET"); f != "" && f != set.name {
 			continue
