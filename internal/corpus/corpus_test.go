@@ -434,3 +434,15 @@ func TestEachVisitsEveryDocument(t *testing.T) {
 		t.Fatalf("Each visited %v", urls)
 	}
 }
+
+func TestSearchCollapsesRepeatedPassages(t *testing.T) {
+	ctx := context.Background()
+	x := openTemp(t)
+	body := "The vacuum command rebuilds the database file, repacking it into a minimal amount of disk space."
+	require.NoError(t, x.Add(ctx, Document{URL: "u:a", Title: "Vacuum", Body: body}))
+	require.NoError(t, x.Add(ctx, Document{URL: "u:b", Title: "Vacuum copy", Body: body}))
+	require.NoError(t, x.Add(ctx, Document{URL: "u:c", Title: "Other", Body: "The vacuum of space is cold."}))
+	rs, err := x.Search(ctx, "vacuum disk space", 10)
+	require.NoError(t, err)
+	require.Len(t, rs, 2, "the repeated passage is one result")
+}

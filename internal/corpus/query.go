@@ -24,10 +24,11 @@ func (x *Index) Search(ctx context.Context, query string, limit int) ([]search.R
 	if err != nil {
 		return nil, err
 	}
-	ps, err := x.rankedPassages(ctx, terms, limit)
+	ps, err := x.rankedPassages(ctx, terms, limit+limit/2+duplicateSlack)
 	if err != nil {
 		return nil, fmt.Errorf("corpus %s: search %q: %w", x.path, query, err)
 	}
+	ps = distinctText(ps, limit)
 	out := make([]search.Result, 0, len(ps))
 	for _, p := range ps {
 		out = append(out, search.Result{
@@ -36,6 +37,29 @@ func (x *Index) Search(ctx context.Context, query string, limit int) ([]search.R
 		})
 	}
 	return out, nil
+}
+
+// duplicateSlack is how many extra passages a search ranks so that, with repeats collapsed,
+// it still fills its limit.
+const duplicateSlack = 5
+
+// distinctText keeps the best-ranked of passages with the same text (a page shipped under two
+// names, release notes repeated in a history page), at most limit of them: a repeat takes a
+// result slot and adds nothing.
+func distinctText(ps []candidate, limit int) []candidate {
+	seen := make(map[string]bool, len(ps))
+	out := ps[:0]
+	for _, p := range ps {
+		key := strings.Join(strings.Fields(p.Text), " ")
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		if out = append(out, p); len(out) == limit {
+			break
+		}
+	}
+	return out
 }
 
 // maxTitleChars bounds a result title; long heading paths keep their deepest headings.
