@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sated-dev/sated/internal/search"
+	"github.com/sated-dev/sated/internal/text"
 )
 
 // Search implements search.Provider: the best passages by BM25 (page title and headings
@@ -23,10 +24,11 @@ func (x *Index) Search(ctx context.Context, query string, limit int) ([]search.R
 	if err != nil {
 		return nil, err
 	}
-	ps, err := x.rankedPassages(ctx, terms, limit)
+	ps, err := x.rankedPassages(ctx, terms, limit+limit/2+duplicateSlack)
 	if err != nil {
 		return nil, fmt.Errorf("corpus %s: search %q: %w", x.path, query, err)
 	}
+	ps = distinctText(ps, limit)
 	out := make([]search.Result, 0, len(ps))
 	for _, p := range ps {
 		out = append(out, search.Result{
@@ -35,6 +37,29 @@ func (x *Index) Search(ctx context.Context, query string, limit int) ([]search.R
 		})
 	}
 	return out, nil
+}
+
+// duplicateSlack is how many extra passages a search ranks so that, with repeats collapsed,
+// it still fills its limit.
+const duplicateSlack = 5
+
+// distinctText keeps the best-ranked of passages with the same text (a page shipped under two
+// names, release notes repeated in a history page), at most limit of them: a repeat takes a
+// result slot and adds nothing.
+func distinctText(ps []candidate, limit int) []candidate {
+	seen := make(map[string]bool, len(ps))
+	out := ps[:0]
+	for _, p := range ps {
+		key := strings.Join(strings.Fields(p.Text), " ")
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		if out = append(out, p); len(out) == limit {
+			break
+		}
+	}
+	return out
 }
 
 // maxTitleChars bounds a result title; long heading paths keep their deepest headings.
@@ -60,34 +85,24 @@ func resultTitle(title, heading string) string {
 // maxQueryTerms bounds the OR-query a long question turns into.
 const maxQueryTerms = 32
 
-// stopwords carry no topic; dropping them keeps bm25 from rewarding filler.
-var stopwords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be
-		because been before being below between both but by can could did do does doing down during
-		each few for from further had has have having he her here hers herself him himself his how i
-		if in into is it its itself just me more most my myself no nor not now of off on once only or
-		other our ours ourselves out over own same she should so some such than that the their theirs
-		them themselves then there these they this those through to too under until up very was we
-		were what when where which while who whom why will with would you your yours yourself
-		yourselves s t`) {
-		m[w] = true
-	}
-	return m
-}()
-
-// queryTerms turns free text into the words worth searching: lower-cased, stopwords and
-// duplicates dropped, at most maxQueryTerms.
+// queryTerms turns free text into the words worth searching, as FTS5 tokenizes them: the
+// content words of the text package (stopwords, question-form words and one-letter words
+// dropped), compounds split into their parts ("foreign_keys" is "foreign", "keys"), repeats
+// dropped, at most maxQueryTerms.
 func queryTerms(q string) ([]string, error) {
-	words := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
-	})
 	var terms []string
-	for _, w := range words {
-		if stopwords[w] || slices.Contains(terms, w) {
+	for _, w := range text.Words(q) {
+		if !text.IsContent(w) || text.IsQuestionForm(w) {
 			continue
 		}
-		if terms = append(terms, w); len(terms) == maxQueryTerms {
+		for _, part := range strings.FieldsFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }) {
+			if !text.IsContent(part) || text.IsQuestionForm(part) || slices.Contains(terms, part) {
+				continue
+			}
+			terms = append(terms, part)
+		}
+		if len(terms) >= maxQueryTerms {
+			terms = terms[:maxQueryTerms]
 			break
 		}
 	}
@@ -134,6 +149,10 @@ type hit struct{ at, term int }
 
 // termHits finds the words of body that match a term.
 func termHits(body string, terms []string) []hit {
+	stems := make([]string, len(terms))
+	for i, t := range terms {
+		stems[i] = text.Stem(t)
+	}
 	var hits []hit
 	start := -1
 	for i, r := range body + " " {
@@ -142,9 +161,9 @@ func termHits(body string, terms []string) []hit {
 		case word && start < 0:
 			start = i
 		case !word && start >= 0:
-			w := strings.ToLower(body[start:i])
-			for ti, t := range terms {
-				if sameStem(w, t) {
+			w := text.Stem(strings.ToLower(body[start:i]))
+			for ti, t := range stems {
+				if w == t {
 					hits = append(hits, hit{start, ti})
 					break
 				}
@@ -175,16 +194,6 @@ func bestWindow(hits []hit, nterms, width int) int {
 		}
 	}
 	return best
-}
-
-// sameStem approximates the porter tokenizer's matching: equal words, or words sharing a
-// long enough prefix ("collector" ~ "collection").
-func sameStem(w, t string) bool {
-	if w == t {
-		return true
-	}
-	n := max(4, len(t)-3)
-	return len(w) >= n && len(t) >= n && w[:n] == t[:n]
 }
 
 // runeFloor is the largest rune boundary of s at or before i.

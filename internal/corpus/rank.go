@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+
+	"github.com/sated-dev/sated/internal/text"
 )
 
 // Ranking a plain OR of the query words costs FTS5 a bm25 call per matching passage and, for
@@ -144,22 +146,28 @@ func commonScore(c *candidate, common []string, idfs []float64, avgLen float64) 
 	freq := make([]float64, len(common))
 	stems := make([]string, len(common))
 	for i, t := range common {
-		stems[i] = stem(t)
+		stems[i] = text.Stem(t)
 	}
 	length := 0
 	for _, col := range cols {
 		length += len(col.text)
-		text := strings.ToLower(col.text)
+		body := strings.ToLower(col.text)
 		start := -1
-		for i, r := range text + " " {
+		for i, r := range body + " " {
 			word := unicode.IsLetter(r) || unicode.IsNumber(r)
 			switch {
 			case word && start < 0:
 				start = i
 			case !word && start >= 0:
-				w := text[start:i]
+				w, stemmed := body[start:i], ""
 				for ti, t := range stems {
-					if w[0] == t[0] && stem(w) == t {
+					if w[0] != t[0] { // a stem keeps its word's first letter
+						continue
+					}
+					if stemmed == "" {
+						stemmed = text.Stem(w)
+					}
+					if stemmed == t {
 						freq[ti] += col.weight
 					}
 				}
@@ -200,17 +208,4 @@ func (x *Index) topPassages(ctx context.Context, terms []string, limit int) ([]c
 		out = append(out, c)
 	}
 	return out, rows.Err()
-}
-
-// suffixes a crude stemmer strips, longest first: close enough to FTS5's porter tokenizer to
-// count a common word's occurrences in a few candidate passages.
-var suffixes = []string{"ations", "ation", "ments", "ment", "ings", "ing", "ions", "ion", "ers", "er", "ies", "ied", "es", "ed", "ly", "s"}
-
-func stem(w string) string {
-	for _, s := range suffixes {
-		if len(w) > len(s)+2 && strings.HasSuffix(w, s) {
-			return w[:len(w)-len(s)]
-		}
-	}
-	return w
 }

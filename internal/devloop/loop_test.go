@@ -10,11 +10,22 @@ import (
 
 	"github.com/sated-dev/sated/internal/corpus"
 	"github.com/sated-dev/sated/internal/eval"
+	"github.com/sated-dev/sated/internal/novelty"
 	"github.com/sated-dev/sated/internal/plan"
 	"github.com/sated-dev/sated/internal/report"
 	"github.com/sated-dev/sated/internal/research"
 	"github.com/sated-dev/sated/internal/search"
 )
+
+// corpusPath is where the dev corpus of set is indexed: $CORPUS (a path prefix, default
+// /tmp/dev-) + set + ".corpus", so parallel worktrees with other indexing need not share it.
+func corpusPath(set string) string {
+	prefix := os.Getenv("CORPUS")
+	if prefix == "" {
+		prefix = "/tmp/dev-"
+	}
+	return prefix + set + ".corpus"
+}
 
 type vocab struct{ x *corpus.Index }
 
@@ -70,8 +81,8 @@ func TestLoop(t *testing.T) {
 		name, path, dir string
 		data            []byte
 	}{
-		{"sqlite", "/tmp/dev-sqlite.corpus", "/usr/share/doc/sqlite3", eval.SQLiteQuestions},
-		{"python", "/tmp/dev-python.corpus", "/usr/share/doc/python3.11/html", eval.PythonQuestions},
+		{"sqlite", corpusPath("sqlite"), "/usr/share/doc/sqlite3", eval.SQLiteQuestions},
+		{"python", corpusPath("python"), "/usr/share/doc/python3.11/html", eval.PythonQuestions},
 	} {
 		if f := os.Getenv("SET"); f != "" && f != set.name {
 			continue
@@ -83,6 +94,7 @@ func TestLoop(t *testing.T) {
 		}
 		var sums [5]float64
 		var csum [5]float64
+		var strat, cstrat [3][3]float64 // fixed-2, fixed-5, saturation: report, evidence, searches
 		nc := 0
 		for _, q := range qs {
 			queries, aspects := plan.AspectPlan(q.Question, vocab{x})
@@ -93,8 +105,9 @@ func TestLoop(t *testing.T) {
 			seen := map[string]bool{}
 			var results []search.Result
 			var hits [][]string
+			var fresh [][]search.Result // per round, the results no earlier round returned
 			var prev []string
-			for r := 0; r < rounds; r++ {
+			for r := 0; r < max(rounds, strategyRounds); r++ {
 				var query string
 				if r < len(queries) {
 					query = queries[r]
@@ -112,19 +125,65 @@ func TestLoop(t *testing.T) {
 				rs, err := x.Search(ctx, query, limit)
 				if err != nil {
 					t.Logf("%s: %v", query, err)
-					continue
 				}
 				var ids []string
 				for _, r := range rs {
 					ids = append(ids, r.DocID)
 				}
 				hits = append(hits, ids)
+				var f []search.Result
 				for _, r := range rs {
 					if !seen[r.DocID] {
 						seen[r.DocID] = true
 						results = append(results, r)
+						f = append(f, r)
 					}
 				}
+				fresh = append(fresh, f)
+			}
+			// the strategies: the answer after the first k rounds
+			answerAt := func(k int) (rep, ev float64) {
+				var rs []search.Result
+				for _, f := range fresh[:min(k, len(fresh))] {
+					rs = append(rs, f...)
+				}
+				srcs := evidenceOf(ctx, x, rs)
+				fused := report.FusedRanks(hits[:min(k, len(hits))], []float64{3})
+				var pr []float64
+				var b strings.Builder
+				for i, r := range rs {
+					pr = append(pr, fused[r.DocID])
+					b.WriteString(srcs[i].Title + "\n" + srcs[i].Text + "\n\n")
+				}
+				a := report.Answer(report.AnswerInput{Question: q.Question, Aspects: asp, Sources: srcs, Budget: budget, Prior: pr})
+				rr, tot, _ := eval.FactRecall(a.Body, q.Gold)
+				er, _, _ := eval.FactRecall(b.String(), q.Gold)
+				return eval.Recall(rr, tot), eval.Recall(er, tot)
+			}
+			satK, satSearches, scores := simulateSaturation(q.Question, asp, fresh)
+			for i, k := range []int{2, 5, satK} {
+				rep, ev := answerAt(k)
+				searches := float64(min(k, len(fresh)))
+				if i == 2 {
+					searches = float64(satSearches)
+				}
+				st := [3]float64{rep, ev, searches}
+				for m := range st {
+					strat[i][m] += st[m]
+					if strings.HasPrefix(q.ID, "c-") {
+						cstrat[i][m] += st[m]
+					}
+				}
+			}
+			if os.Getenv("NOVELTY") != "" {
+				t.Logf("   novelty per round %v: saturation stops after %d searches, answers from %d rounds", scores, satSearches, satK)
+			}
+			fresh = fresh[:min(rounds, len(fresh))]
+			hits = hits[:min(rounds, len(hits))]
+			prev = prev[:min(rounds, len(prev))]
+			results = results[:0]
+			for _, f := range fresh {
+				results = append(results, f...)
 			}
 			sources := evidenceOf(ctx, x, results)
 			var evb strings.Builder
@@ -201,5 +260,53 @@ func TestLoop(t *testing.T) {
 		t.Logf("%s: report %.3f evidence %.3f bm25 %.3f ratio %.2f searches %.1f bm25@40-evidence %.3f | simple report %.3f evidence %.3f bm25 %.3f | complex report %.3f evidence %.3f bm25 %.3f",
 			set.name, sums[0]/n, sums[1]/n, sums[2]/n, sums[0]/sums[2], sums[3]/n, sums[4]/n,
 			(sums[0]-csum[0])/ns, (sums[1]-csum[1])/ns, (sums[2]-csum[2])/ns, csum[0]/fc, csum[1]/fc, csum[2]/fc)
+		for i, name := range []string{"fixed-2", "fixed-5", "saturation"} {
+			t.Logf("%s %-10s report %.3f (%.2fx bm25) evidence %.3f searches %.1f | complex report %.3f evidence %.3f searches %.1f",
+				set.name, name, strat[i][0]/n, strat[i][0]/sums[2], strat[i][1]/n, strat[i][2]/n, cstrat[i][0]/fc, cstrat[i][1]/fc, cstrat[i][2]/fc)
+		}
+		t.Logf("%s saturation vs fixed-5: report %+.3f with %.0f%% of its searches; complex saturation vs fixed-2: %.2fx",
+			set.name, (strat[2][0]-strat[1][0])/n, 100*strat[2][2]/strat[1][2], cstrat[2][0]/cstrat[0][0])
 	}
+}
+
+// strategyRounds is how many rounds the strategy comparison runs: fixed-5's.
+const strategyRounds = 5
+
+// Saturation as the research workflow runs it with the learning novelty gate: round 1 joins the
+// evidence unscored, rounds up to gateMinRounds are scored but always accepted, and the first
+// later round scoring below gateThreshold is rejected and ends the run.
+const (
+	gateThreshold = 3.0
+	gateMinRounds = 2
+)
+
+// simulateSaturation returns how many rounds' results the saturation answer is written from,
+// how many searches it made, and each scored round's novelty.
+func simulateSaturation(question string, aspects []string, fresh [][]search.Result) (accepted, searches int, scores []float64) {
+	texts := func(rs []search.Result) []string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.Title+". "+r.Snippet)
+		}
+		return out
+	}
+	if len(fresh) == 0 {
+		return 0, 0, nil
+	}
+	known := texts(fresh[0])
+	accepted = 1
+	for k := 1; k < min(len(fresh), strategyRounds); k++ {
+		score := 0.0
+		if len(fresh[k]) > 0 {
+			score = novelty.Learning(novelty.LearningInput{Question: question, Aspects: aspects, Fresh: texts(fresh[k]),
+				Known: known, KnownRounds: accepted}).Score
+		}
+		scores = append(scores, score)
+		if k+1 > gateMinRounds && score < gateThreshold {
+			return accepted, k + 1, scores
+		}
+		known = append(known, texts(fresh[k])...)
+		accepted++
+	}
+	return accepted, accepted, scores
 }

@@ -12,9 +12,9 @@ func TestProbe(t *testing.T) {
 	if q == "" {
 		t.Skip("set QUERY")
 	}
-	path := "/tmp/dev-sqlite.corpus"
+	path := corpusPath("sqlite")
 	if os.Getenv("SET") == "python" {
-		path = "/tmp/dev-python.corpus"
+		path = corpusPath("python")
 	}
 	x := open(t, path, "")
 	n := 10

@@ -64,6 +64,11 @@ func Learning(in LearningInput) LearningOutput {
 	var touched []int32
 	out := LearningOutput{}
 	gain := 0.0
+	bar := 0.0 // the average known result's relevance
+	for _, k := range known {
+		bar += k.rel
+	}
+	bar = max(bar/float64(max(len(known), 1)), 1e-9)
 	for _, f := range fresh {
 		touched = touched[:0]
 		for _, t := range f.terms {
@@ -81,7 +86,8 @@ func Learning(in LearningInput) LearningOutput {
 		}
 		out.Relevant += f.rel
 		if best < redundantSim {
-			gain += f.rel * (1 - best/redundantSim*0.5)
+			// a result less relevant than an average known one is less likely to reach the answer
+			gain += f.rel * (1 - best/redundantSim*0.5) * min(1, f.rel/bar)
 		}
 	}
 	for _, k := range known {

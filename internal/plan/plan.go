@@ -10,21 +10,14 @@ import (
 	"github.com/sated-dev/sated/internal/text"
 )
 
-// questionWords carry the form of a question, not its subject.
-var questionWords = map[string]bool{
-	"explain": true, "describe": true, "tell": true, "know": true, "find": true, "show": true,
-	"give": true, "list": true, "want": true, "like": true, "please": true, "anything": true,
-	"something": true, "way": true, "ways": true, "get": true, "make": true,
-}
-
 // Terms are the question's content words in order, with the original casing of the first
-// occurrence, minus stopwords and question words.
+// occurrence, minus stopwords and question-form words (text.IsQuestionForm).
 func Terms(question string) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, raw := range text.Tokens(question) {
 		w := strings.ToLower(raw)
-		if !text.IsContent(w) || questionWords[w] || seen[w] {
+		if !text.IsContent(w) || text.IsQuestionForm(w) || seen[w] {
 			continue
 		}
 		seen[w] = true

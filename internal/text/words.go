@@ -136,6 +136,19 @@ func scan(s string, emit func(string)) {
 
 func hasDigit(s string) bool { return strings.IndexFunc(s, unicode.IsDigit) >= 0 }
 
+// IsQuestionForm reports whether w (lower case) carries the form of a question or request, not
+// its subject ("explain", "way", "get", "make"): a query built from a question drops it.
+func IsQuestionForm(w string) bool { return questionForm[w] }
+
+var questionForm = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`explain describe tell know find show give list want like please
+		anything something way ways get make`) {
+		m[w] = true
+	}
+	return m
+}()
+
 // IsStopword reports whether w (lower case) carries no topic on its own: function words,
 // question words and the filler of technical prose ("e.g", "via", "using").
 func IsStopword(w string) bool { return stopwords[w] }

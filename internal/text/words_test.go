@@ -72,3 +72,9 @@ func TestDistinct(t *testing.T) {
 	assert.Equal(t, []string{"b", "a", "c"}, Distinct([]string{"b", "a", "b", "c", "a"}))
 	assert.Empty(t, Distinct(nil))
 }
+
+func TestIsQuestionForm(t *testing.T) {
+	for w, want := range map[string]bool{"explain": true, "way": true, "get": true, "make": true, "memory": false, "index": false} {
+		assert.Equal(t, want, IsQuestionForm(w), w)
+	}
+}
