@@ -270,8 +270,12 @@ func (x *Index) Version(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("corpus %s: version: %w", x.path, err)
 	}
-	return v, nil
+	return searchVersion + "." + v, nil
 }
+
+// searchVersion changes whenever the same index answers a query differently (query words,
+// ranking, collapsing repeats), so searches cached by an older build are not served again.
+const searchVersion = "s2"
 
 // bumpVersion gives the corpus a new generation; a random one, so a corpus rebuilt from
 // nothing never repeats the generation of the one it replaces.
