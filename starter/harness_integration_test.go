@@ -15,7 +15,6 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/sated-dev/sated/activities"
 	"github.com/sated-dev/sated/internal/corpus"
@@ -88,18 +87,7 @@ func harnessHistory(t *testing.T, ctx context.Context, c client.Client, id, name
 	if err := replayer.ReplayWorkflowHistoryWithOptions(nil, h, worker.ReplayWorkflowHistoryOptions{OriginalExecution: workflow.Execution{ID: id}}); err != nil {
 		t.Fatalf("replay %s: %v", id, err)
 	}
-	if os.Getenv("SATED_RECORD_HISTORY") != "1" {
-		return
-	}
-	b, err := protojson.MarshalOptions{Indent: " "}.Marshal(h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(testenv.ModuleRoot(t), "workflows", "testdata", name)
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("recorded %s (%d events)", p, len(h.Events))
+	testenv.RecordHistory(t, h, name)
 }
 
 // TestHarnessOnDevServer creates a Schedule, runs a cycle from it with the real research

@@ -28,7 +28,6 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/sated-dev/sated/internal/eval"
 	"github.com/sated-dev/sated/internal/testenv"
@@ -243,38 +242,12 @@ func TestFullRunOverGoDocs(t *testing.T) {
 	if err := replayer.ReplayWorkflowHistory(nil, h); err != nil {
 		t.Fatalf("replay: %v", err)
 	}
-	if os.Getenv("SATED_RECORD_HISTORY") == "1" {
-		b, _ := protojson.MarshalOptions{Indent: " "}.Marshal(h)
-		p := filepath.Join(testenv.ModuleRoot(t), "workflows", "testdata", "research_history.json")
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("recorded %s", p)
-	}
+	testenv.RecordHistory(t, h, "research_history.json")
 	if os.Getenv("SATED_RECORD_HISTORY") == "1" {
 		// the memory stats above ran MemoryAdminWorkflow under the id the starter gives it
 		sum := sha256.Sum256([]byte("stats\x00\x000\x00\x00"))
-		recordHistory(t, history(t, c, "memory-stats-"+hex.EncodeToString(sum[:6]), ""), "memory_admin_history.json")
+		testenv.RecordHistory(t, history(t, c, "memory-stats-"+hex.EncodeToString(sum[:6]), ""), "memory_admin_history.json")
 	}
-}
-
-// recordHistory writes h to workflows/testdata/name under SATED_RECORD_HISTORY=1, for the
-// replay tests there.
-func recordHistory(t *testing.T, h *historypb.History, name string) {
-	t.Helper()
-	if os.Getenv("SATED_RECORD_HISTORY") != "1" {
-		return
-	}
-	b, err := protojson.MarshalOptions{Indent: " "}.Marshal(h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(testenv.ModuleRoot(t), "workflows", "testdata", name)
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("recorded %s (%d events)", p, len(h.Events))
 }
 
 // slowSearch is a loopback SearXNG whose answers take a while, so a worker can be killed while
@@ -568,10 +541,10 @@ func TestInvestigationOnTheDevServer(t *testing.T) {
 	// the investigation and its first searxng loop, for the replay tests
 	c := s.client()
 	h := history(t, c, rep.WorkflowID, "")
-	recordHistory(t, h, "investigation_history.json")
+	testenv.RecordHistory(t, h, "investigation_history.json")
 	for _, e := range h.Events {
 		if a := e.GetChildWorkflowExecutionStartedEventAttributes(); a != nil && strings.HasSuffix(a.WorkflowExecution.WorkflowId, "/searxng") {
-			recordHistory(t, history(t, c, a.WorkflowExecution.WorkflowId, a.WorkflowExecution.RunId), "source_loop_history.json")
+			testenv.RecordHistory(t, history(t, c, a.WorkflowExecution.WorkflowId, a.WorkflowExecution.RunId), "source_loop_history.json")
 			break
 		}
 	}

@@ -12,6 +12,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	historypb "go.temporal.io/api/history/v1"
+	"google.golang.org/protobuf/encoding/protojson"
 )
 
 // Required reports whether integration tests must run (CI sets SATED_REQUIRE_INTEGRATION=1).
@@ -91,4 +94,22 @@ func GoDocDir(t testing.TB) string {
 		t.Fatalf("go env GOROOT: %v", err)
 	}
 	return filepath.Join(strings.TrimSpace(string(out)), "doc")
+}
+
+// RecordHistory writes h to workflows/testdata/name under SATED_RECORD_HISTORY=1, for the
+// replay tests there; otherwise it does nothing.
+func RecordHistory(t testing.TB, h *historypb.History, name string) {
+	t.Helper()
+	if os.Getenv("SATED_RECORD_HISTORY") != "1" {
+		return
+	}
+	b, err := protojson.MarshalOptions{Indent: " "}.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(ModuleRoot(t), "workflows", "testdata", name)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("recorded %s (%d events)", p, len(h.Events))
 }
