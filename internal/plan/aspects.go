@@ -147,6 +147,8 @@ func discriminative(terms []string, idf map[string]float64, n int) []string {
 // a query of its strongest terms and one of the rest. No query is the raw question, none holds a
 // word the corpus lacks, and no two aspect queries share most of their terms.
 func AspectPlan(question string, vocab Vocabulary) (queries []string, aspects []Aspect) {
+	asked := SplitAspects(question) // the aspects as asked, before compounds are added
+	question = JoinCompounds(question, vocab)
 	all := Terms(question)
 	idf := idfOf(all, vocab)
 	whole := discriminative(all, idf, maxQueryTerms)
@@ -175,7 +177,7 @@ func AspectPlan(question string, vocab Vocabulary) (queries []string, aspects []
 	if len(parts) == 1 {
 		add(whole)
 	}
-	for _, part := range parts {
+	for i, part := range parts {
 		terms := discriminative(Terms(part), idf, maxQueryTerms)
 		if len(terms) < 3 {
 			// a clause like "which settings matter" leans on the question's subject
@@ -185,7 +187,11 @@ func AspectPlan(question string, vocab Vocabulary) (queries []string, aspects []
 		if q == "" {
 			q = strings.Join(terms, " ")
 		}
-		aspects = append(aspects, Aspect{Text: part, Query: q})
+		text := part
+		if len(asked) == len(parts) {
+			text = asked[i]
+		}
+		aspects = append(aspects, Aspect{Text: text, Query: q})
 	}
 	if len(parts) == 1 && len(all) > maxQueryTerms {
 		// one clause with many terms: also search the terms the first query left out, anchored
@@ -392,4 +398,91 @@ func AspectCoverage(aspects []Aspect, evidence []string) []float64 {
 		out[j] = math.Round(100*float64(len(covered))/float64(len(terms))) / 100
 	}
 	return out
+}
+
+// QueryAspect is the aspect a query searches: the one whose query it is, else the one holding
+// most of its terms when that one clearly leads (a gap query built on an aspect's terms); -1
+// for a query of the whole question or of no single aspect.
+func QueryAspect(query string, aspects []Aspect) int {
+	for j, a := range aspects {
+		if a.Query != "" && a.Query == query {
+			return j
+		}
+	}
+	q := Terms(query)
+	if len(q) == 0 {
+		return -1
+	}
+	best, first, second := -1, 0.0, 0.0
+	for j, a := range aspects {
+		share := termShare(q, Terms(a.Text))
+		switch {
+		case share > first:
+			best, first, second = j, share, first
+		case share > second:
+			second = share
+		}
+	}
+	if first < 0.5 || second > first/2 {
+		return -1
+	}
+	return best
+}
+
+// termShare is the share of terms whose stem the other terms hold.
+func termShare(terms, other []string) float64 {
+	have := map[string]bool{}
+	for _, t := range other {
+		have[text.Stem(strings.ToLower(t))] = true
+	}
+	n := 0
+	for _, t := range terms {
+		if have[text.Stem(strings.ToLower(t))] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(terms))
+}
+
+// minCompoundDocs is how many documents must spell two question words as one before a query
+// adds the joined word: one could be a typo.
+const minCompoundDocs = 3
+
+// JoinCompounds adds the one-word spelling of two adjacent content words where the corpus spells them as one
+// word ("auto incrementing" where the documents say "autoincrement"): the joined word is in the
+// corpus vocabulary, in at least minCompoundDocs documents. The two words stay: the joined one
+// follows them.
+func JoinCompounds(question string, vocab Vocabulary) string {
+	if vocab == nil {
+		return question
+	}
+	stem := func(w string) string { return text.Stem(strings.ToLower(w)) }
+	type pair struct{ a, b string }
+	var pairs []pair
+	var stems []string
+	words := text.Tokens(question)
+	for i := 0; i+1 < len(words); i++ {
+		a, b := words[i], words[i+1]
+		if !text.IsContent(strings.ToLower(a)) || !text.IsContent(strings.ToLower(b)) {
+			continue
+		}
+		pairs = append(pairs, pair{a, b})
+		stems = append(stems, stem(a), stem(b), stem(a+b))
+	}
+	if len(pairs) == 0 {
+		return question
+	}
+	df, _, err := vocab.DocFreq(stems)
+	if err != nil {
+		return question
+	}
+	for _, p := range pairs {
+		if df[stem(p.a+p.b)] < minCompoundDocs {
+			continue
+		}
+		for _, sep := range []string{" ", "-"} {
+			question = strings.Replace(question, p.a+sep+p.b, p.a+sep+p.b+" "+p.a+p.b, 1)
+		}
+	}
+	return question
 }
