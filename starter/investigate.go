@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -17,7 +15,6 @@ import (
 
 	"github.com/sated-dev/sated/internal/config"
 	"github.com/sated-dev/sated/internal/investigate"
-	"github.com/sated-dev/sated/internal/plan"
 	"github.com/sated-dev/sated/workflows"
 )
 
@@ -108,20 +105,7 @@ func parseInvestigate(args []string, getenv func(string) string) (workflows.Inve
 
 // investigationID derives a meaningful id: investigate-<slug>-<hash of the request>.
 func investigationID(req workflows.InvestigationRequest) string {
-	words := plan.Terms(req.Question)
-	if len(words) > 5 {
-		words = words[:5]
-	}
-	slug := strings.Trim(strings.ToLower(strings.Join(words, "-")), "-.")
-	if len(slug) > 48 {
-		slug = slug[:48]
-	}
-	if slug == "" {
-		slug = "question"
-	}
-	raw, _ := json.Marshal(req)
-	sum := sha256.Sum256(raw)
-	return "investigate-" + slug + "-" + hex.EncodeToString(sum[:])[:10]
+	return meaningfulID("investigate", req.Question, req)
 }
 
 // investigateCmd starts an investigation and follows it; `research --mode investigate` forwards here.

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -17,7 +15,6 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/sated-dev/sated/internal/config"
-	"github.com/sated-dev/sated/internal/plan"
 	"github.com/sated-dev/sated/workflows"
 )
 
@@ -164,21 +161,7 @@ func (f *researchFlags) zeroIsSet() error {
 
 // WorkflowID derives a meaningful id: research-<slug>-<hash of question and configuration>.
 func WorkflowID(req workflows.ResearchRequest) string {
-	words := plan.Terms(req.Question)
-	if len(words) > 5 {
-		words = words[:5]
-	}
-	slug := strings.ToLower(strings.Join(words, "-"))
-	if len(slug) > 48 {
-		slug = slug[:48]
-	}
-	slug = strings.Trim(slug, "-.")
-	raw, _ := json.Marshal(req)
-	sum := sha256.Sum256(raw)
-	if slug == "" {
-		slug = "question"
-	}
-	return "research-" + slug + "-" + hex.EncodeToString(sum[:])[:10]
+	return meaningfulID("research", req.Question, req)
 }
 
 // uiLink is the Temporal UI page of a workflow, under SATED_UI_URL.

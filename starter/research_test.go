@@ -123,3 +123,24 @@ func TestBadEnvironmentFailsInOneLineBeforeDialling(t *testing.T) {
 		t.Fatalf("code %d, output %q; want 2 and %q", code, out, want)
 	}
 }
+
+// Questions in any language get an id Temporal accepts: printable ASCII only.
+func TestWorkflowIDIsASCIIForAnyQuestion(t *testing.T) {
+	for q, want := range map[string]string{
+		"Qu'est-ce que l'analyse sémantique latente ?": "research-quest-ce-que-lanalyse-semantique-",
+		"Wofür braucht man einen Index?":               "research-wofur-braucht-man-einen-index-",
+		"如何在 SQLite 中使用全文搜索？":                          "research-sqlite-",
+		"Как работает сборщик мусора в Go?":            "research-go-",
+		"ما هو نموذج الذاكرة؟":                         "research-question-",
+	} {
+		id := WorkflowID(workflows.ResearchRequest{Question: q})
+		if !strings.HasPrefix(id, want) {
+			t.Errorf("%q: id %q, want prefix %q", q, id, want)
+		}
+		for _, r := range id {
+			if r < 0x21 || r > 0x7e {
+				t.Fatalf("%q: id %q holds %q, not printable ASCII", q, id, r)
+			}
+		}
+	}
+}
