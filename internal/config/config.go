@@ -140,13 +140,13 @@ func (r Research) Validate() error {
 	if r.MinRounds > r.MaxRounds {
 		return fmt.Errorf("min rounds %d is above max rounds %d", r.MinRounds, r.MaxRounds)
 	}
-	if t := *r.NoveltyThreshold; t < 0 || t > 10 {
+	if t := *r.NoveltyThreshold; !(t >= 0 && t <= 10) {
 		return fmt.Errorf("novelty threshold %g out of range [0,10]", t)
 	}
 	if r.KnowledgeCap < 100 || r.KnowledgeCap > 100000 {
 		return fmt.Errorf("knowledge cap %d out of range [100,100000]", r.KnowledgeCap)
 	}
-	if e := *r.Epsilon; e < 0 || e > 1 {
+	if e := *r.Epsilon; !(e >= 0 && e <= 1) {
 		return fmt.Errorf("epsilon %g out of range [0,1]", e)
 	}
 	if r.QualityFloor < 0 || r.QualityFloor > 1000000 {
@@ -155,7 +155,7 @@ func (r Research) Validate() error {
 	if c := *r.EnrichCount; c < 0 || c > 50 {
 		return fmt.Errorf("enrich count %d out of range [0,50]", c)
 	}
-	if c := *r.EnrichOverlapCut; c < 0 || c > 1 {
+	if c := *r.EnrichOverlapCut; !(c >= 0 && c <= 1) {
 		return fmt.Errorf("enrich overlap cut %g out of range [0,1]", c)
 	}
 	if !KnownProvider(r.Provider) {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -66,6 +67,20 @@ func TestValidateQuestion(t *testing.T) {
 	for q, ok := range map[string]bool{"": false, "   \n": false, "why?": true, strings.Repeat("a", 4096): true, strings.Repeat("a", 4097): false} {
 		if err := ValidateQuestion(q); (err == nil) != ok {
 			t.Errorf("len %d: %v", len(q), err)
+		}
+	}
+}
+
+// NaN compares false with everything: a range check written as "out of range" let it through.
+func TestNaNIsRefused(t *testing.T) {
+	nan := math.NaN()
+	for name, c := range map[string]Research{
+		"threshold":   {NoveltyThreshold: &nan},
+		"epsilon":     {Epsilon: &nan},
+		"overlap cut": {EnrichOverlapCut: &nan},
+	} {
+		if err := c.WithDefaults().Validate(); err == nil {
+			t.Errorf("%s NaN passed validation", name)
 		}
 	}
 }
