@@ -135,7 +135,7 @@ func answerCandidates(question string, sources []research.Source) []candidate {
 		if looksMarkdown(body) {
 			body = extract.PlainText(reHeading.ReplaceAllString(body, ""))
 		}
-		for k, sent := range text.Sentences(reFootnote.ReplaceAllString(body, "")) {
+		for k, sent := range text.Sentences(stripFootnotes(body)) {
 			sent = strings.TrimSpace(strings.TrimRight(sent, " …"))
 			key := sentenceKey(sent)
 			if len(sent) < minQuoteChars || len(sent) > maxQuoteChars || strings.HasSuffix(sent, "?") ||

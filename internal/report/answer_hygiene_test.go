@@ -1,0 +1,64 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/sated-dev/sated/internal/research"
+	"github.com/sated-dev/sated/internal/search"
+)
+
+func src(n int, title, text string) research.Source {
+	return research.Source{N: n, Result: search.Result{Title: title, URL: "https://example.org/" + title}, Text: text}
+}
+
+// What the answer must never quote, whatever it ranks first: site chrome, a source's own
+// footnote markers, a repeat of a sentence it already quoted, headings, questions, and sources
+// that share nothing with the question.
+func TestAnswerQuotesOnlyFindings(t *testing.T) {
+	sources := []research.Source{
+		src(1, "Saturation gates", "# Saturation gates\n\nAccept all cookies to continue reading this page today.\n\n"+
+			"Does a gate ever stop too early?\n\nA saturation gate stops searching when novelty falls below a threshold.[12] "+
+			"The threshold for novelty is usually set near three points per round."),
+		src(2, "Copy", "A saturation gate stops searching when novelty falls below a threshold."),
+		src(3, "Release notes", "Release notes should be added to the next directory. Ask the author to add a file to the change list."),
+		src(4, "Menu", "Home\nMenu"),
+	}
+	out := Answer(AnswerInput{Question: "When does a saturation gate stop on its novelty threshold?", Sources: sources})
+	body := out.Body
+	for _, bad := range []string{"cookies", "[12]", "# Saturation", "stop too early?", "Release notes", "Menu"} {
+		if strings.Contains(body, bad) {
+			t.Errorf("quoted %q:\n%s", bad, body)
+		}
+	}
+	if strings.Count(body, "stops searching when novelty falls") != 1 {
+		t.Errorf("a sentence two sources share must be quoted once:\n%s", body)
+	}
+	if !strings.Contains(body, "The threshold for novelty is usually set near three points per round.") {
+		t.Errorf("the finding is missing:\n%s", body)
+	}
+	// every quote is cited, and only sources it quotes are cited
+	for _, line := range strings.Split(strings.TrimSpace(body), "\n") {
+		if strings.HasPrefix(line, "- ") && !strings.HasSuffix(line, "[1]") && !strings.HasSuffix(line, "[2]") {
+			t.Errorf("uncited or mis-cited quote %q", line)
+		}
+	}
+	if len(out.Order) != 4 || out.Order[0] != 1 {
+		t.Errorf("the quoted source comes first in the new numbering: order %v", out.Order)
+	}
+}
+
+func TestAnswerEscapesMarkupButKeepsCharacters(t *testing.T) {
+	out := Answer(AnswerInput{Question: "How is the gate configured?",
+		Sources: []research.Source{src(1, "T", "The gate is configured with the `threshold` option, e.g. gate[0] = *3* in the config file.")}})
+	if !strings.Contains(out.Body, "gate\\[0\\] = \\*3\\*") || !strings.Contains(out.Body, "\\`threshold\\`") {
+		t.Errorf("markup must be escaped, never stripped:\n%s", out.Body)
+	}
+}
+
+func TestAnswerWithNothingQuotable(t *testing.T) {
+	out := Answer(AnswerInput{Question: "q", Sources: []research.Source{src(1, "Menu", "Home\nMenu")}})
+	if strings.Contains(out.Body, "[1]") {
+		t.Errorf("nothing quotable, yet cited:\n%s", out.Body)
+	}
+}
