@@ -12,6 +12,7 @@ import (
 
 	"github.com/sated-dev/sated/internal/config"
 	"github.com/sated-dev/sated/internal/corpus"
+	"github.com/sated-dev/sated/internal/fetch"
 	"github.com/sated-dev/sated/internal/meili"
 )
 
@@ -67,7 +68,10 @@ func corpusIndex(ctx context.Context, env config.Env, args []string) error {
 	start := time.Now()
 	last := time.Now()
 	stats, err := idx.IndexPaths(ctx, inputs, corpus.IndexOptions{
-		Warn: func(path string, err error) { fmt.Fprintf(stderr, "warning: skipped %s: %v\n", path, err) },
+		// URLs go through the research fetcher's guard: no loopback or private addresses
+		// (SATED_FETCH_ALLOW opens them), so internal pages never become corpus documents
+		HTTPClient: fetch.New(fetch.Fetcher{Allow: env.FetchAllow, Timeout: env.FetchTimeout}).HTTPClient(),
+		Warn:       func(path string, err error) { fmt.Fprintf(stderr, "warning: skipped %s: %v\n", path, err) },
 		Progress: func(done int) {
 			if !*quiet && time.Since(last) > time.Second {
 				last = time.Now()

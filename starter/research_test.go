@@ -2,6 +2,10 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -142,5 +146,25 @@ func TestWorkflowIDIsASCIIForAnyQuestion(t *testing.T) {
 				t.Fatalf("%q: id %q holds %q, not printable ASCII", q, id, r)
 			}
 		}
+	}
+}
+
+// Indexing a URL goes through the research fetcher's guard: a loopback page (an internal admin
+// page, say) is skipped with the reason, and only SATED_FETCH_ALLOW opens it.
+func TestCorpusIndexRefusesLoopbackURLs(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "<html><head><title>Internal admin</title></head><body><p>secret token 42 lives here</p></body></html>")
+	}))
+	defer srv.Close()
+	t.Setenv("SATED_DATA_DIR", t.TempDir())
+	code, out := runCLI(t, "corpus", "index", srv.URL+"/admin")
+	if !strings.Contains(out, "address not allowed") || !strings.Contains(out, "0 added") {
+		t.Fatalf("a loopback URL was indexed (code %d):\n%s", code, out)
+	}
+	u, _ := url.Parse(srv.URL)
+	t.Setenv("SATED_FETCH_ALLOW", u.Host)
+	code, out = runCLI(t, "corpus", "index", srv.URL+"/admin")
+	if code != 0 || !strings.Contains(out, "1 added") {
+		t.Fatalf("an allow-listed loopback URL was refused (code %d):\n%s", code, out)
 	}
 }

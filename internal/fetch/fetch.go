@@ -94,6 +94,10 @@ func New(opts Fetcher) *Fetcher {
 	return &f
 }
 
+// HTTPClient is the checking client itself, for callers that fetch on their own (corpus
+// indexing): private and loopback addresses are refused at dial time, redirects included.
+func (f *Fetcher) HTTPClient() *http.Client { return f.client }
+
 func (f *Fetcher) transport(base http.RoundTripper) http.RoundTripper {
 	var t *http.Transport
 	switch b := base.(type) {
