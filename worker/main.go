@@ -9,12 +9,15 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"log/slog"
 	"os"
 	"os/signal"
 	"sort"
 	"strings"
 	"sync"
 	"syscall"
+
+	tlog "go.temporal.io/sdk/log"
 
 	"go.temporal.io/sdk/interceptor"
 
@@ -80,7 +83,8 @@ func run(serveMemory bool) error {
 	}
 	defer cl.close()
 	c, err := client.Dial(client.Options{HostPort: env.TemporalAddress, Namespace: env.TemporalNamespace,
-		Interceptors: cl.interceptors})
+		Interceptors: cl.interceptors,
+		Logger:       tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: env.LogLevel})))})
 	if err != nil {
 		return fmt.Errorf("cannot reach Temporal at %s: %w", env.TemporalAddress, err)
 	}

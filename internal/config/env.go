@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -38,6 +39,9 @@ type Env struct {
 	// ActivityJournal (SATED_ACTIVITY_JOURNAL) is a test hook: the file the crash test reads
 	// completed activities from. Empty in a deployment.
 	ActivityJournal string
+	// LogLevel (SATED_LOG_LEVEL: debug, info, warn or error; default info) is the worker's
+	// log level; debug logs every activity the SDK runs.
+	LogLevel slog.Level
 
 	UIURL string // SATED_UI_URL, default http://localhost:8233, no trailing slash: the starter's UI links
 	User  string // USER: who decides an expansion when the starter's --by is not given
@@ -100,6 +104,9 @@ func fromLookup(lookup func(string) string) (Env, error) {
 	if e.FetchTimeout, err = positiveDuration("SATED_FETCH_TIMEOUT", getenv("SATED_FETCH_TIMEOUT", ""), DefaultFetchTimeout); err != nil {
 		return Env{}, err
 	}
+	if e.LogLevel, err = logLevel(getenv("SATED_LOG_LEVEL", "info")); err != nil {
+		return Env{}, err
+	}
 	if e.Tuning, err = readTuning(getenv); err != nil {
 		return Env{}, err
 	}
@@ -108,6 +115,15 @@ func fromLookup(lookup func(string) string) (Env, error) {
 		e.DataDir = abs
 	}
 	return e, nil
+}
+
+// logLevel parses SATED_LOG_LEVEL.
+func logLevel(v string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(v)); err != nil {
+		return 0, fmt.Errorf("SATED_LOG_LEVEL=%q: want debug, info, warn or error", v)
+	}
+	return l, nil
 }
 
 // readStarterOnly reads the variables only the starter uses. The worker never reads them, so
