@@ -167,3 +167,19 @@ func BenchmarkSentences(b *testing.B) {
 		Sentences(text)
 	}
 }
+
+// Stripping Markdown must never change what a quote says: a star or underscore that is code,
+// and brackets that index, stay.
+func TestPlainTextKeepsCode(t *testing.T) {
+	for in, want := range map[string]string{
+		"a compiler must not reload i = *p here":       "a compiler must not reload i = *p here",
+		"call __init__ and x * y * z":                  "call __init__ and x * y * z",
+		"the *important* part and `code` stays":        "the important part and code stays",
+		"see [the docs](https://example.org) for more": "see the docs for more",
+		"then funcs[i]() runs":                         "then funcs[i]() runs",
+	} {
+		if got := PlainText(in); got != want {
+			t.Errorf("PlainText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -19,13 +19,13 @@ var (
 	reRule       = regexp.MustCompile(`^\s{0,3}([-*_])(\s*[-*_]){2,}\s*$`)
 	reRefDef     = regexp.MustCompile(`^\s{0,3}\[[^\]]+\]:\s*\S+`)
 	reBlockStart = regexp.MustCompile(`^\s*(>\s*)*(#{1,6}\s+|[-*+]\s+(\[[ xX]\]\s+)?|\d{1,9}[.)]\s+)?`)
-	reImage      = regexp.MustCompile(`!\[((?:\\.|[^\]\\])*)\]\((?:[^()]|\([^)]*\))*\)`)
-	reLink       = regexp.MustCompile(`\[((?:\\.|[^\]\\])*)\]\((?:[^()]|\([^)]*\))*\)`)
+	reImage      = regexp.MustCompile(`!\[((?:\\.|[^\]\\])*)\]\((?:[^()]|\([^)]*\))+\)`)
+	reLink       = regexp.MustCompile(`\[((?:\\.|[^\]\\])*)\]\((?:[^()]|\([^)]*\))+\)`) // a link has a target: "f[i]()" is a call
 	reRefLink    = regexp.MustCompile(`\[((?:\\.|[^\]\\])+)\]\[[^\]]*\]`)
 	reAutolink   = regexp.MustCompile(`<((?:https?|mailto):[^>\s]+)>`)
 	reTag        = regexp.MustCompile(`</?[a-zA-Z][a-zA-Z0-9-]*(\s[^>]*)?/?>`)
-	reUnderscore = regexp.MustCompile(`(^|[^\p{L}\p{N}])_+|_+([^\p{L}\p{N}]|$)`)
 	reHeadingEnd = regexp.MustCompile(`\s+#+\s*$`)
+	reEmphasis   = regexp.MustCompile(`(^|[\s(])[*_]([^\s*_](?:[^*_]*[^\s*_])?)[*_]($|[\s).,;:!?])`)
 )
 
 // PlainText strips Markdown syntax (links keep their text, code keeps its content) so that
@@ -75,8 +75,11 @@ func plainLine(line string) string {
 	line = reRefLink.ReplaceAllString(line, "$1")
 	line = reAutolink.ReplaceAllString(line, "$1")
 	line = reTag.ReplaceAllString(line, "")
-	line = strings.NewReplacer("**", "", "~~", "", "*", "", "`", "").Replace(line)
-	return reUnderscore.ReplaceAllString(line, "$1$2")
+	// strong emphasis, strike-through and code-span markers wrap text and can go, and so do
+	// "*" and "_" around a word; any other "*" or "_" is code ("i = *p", "__init__") and stays:
+	// a quote never loses meaning
+	line = strings.NewReplacer("**", "", "~~", "", "`", "").Replace(line)
+	return reEmphasis.ReplaceAllString(line, "$1$2$3")
 }
 
 // minSentenceWords drops fragments (menu items, captions, "Read more.") that say nothing.

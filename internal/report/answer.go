@@ -132,7 +132,10 @@ func answerCandidates(question string, sources []research.Source) []candidate {
 		if strings.TrimSpace(body) == "" {
 			body = s.Snippet
 		}
-		if looksMarkdown(body) {
+		switch {
+		case s.Provider == "corpus":
+			body = reHeading.ReplaceAllString(body, "") // extracted text: headings are its only markup
+		case looksMarkdown(body):
 			body = extract.PlainText(reHeading.ReplaceAllString(body, ""))
 		}
 		for k, sent := range text.Sentences(stripFootnotes(body)) {
