@@ -127,8 +127,20 @@ func (m *MemoryActivities) RecallMemory(ctx context.Context, in MemoryRecallInpu
 		return MemoryRecallOutput{}, classify("memory recall", err)
 	}
 	out := MemoryRecallOutput{Facts: make([]PriorFact, 0, len(res.Hits)), Note: res.Note}
+	dropped := 0
 	for _, h := range res.Hits {
+		if memory.Relevance(in.Task, h.Fact) < memory.RelevanceFloor {
+			dropped++ // the nearest memory holds can still be about something else
+			continue
+		}
 		out.Facts = append(out.Facts, PriorFact{Fact: h.Fact, Sources: h.Sources})
+	}
+	if dropped > 0 {
+		note := fmt.Sprintf("%d recalled facts below the relevance floor (%.0f%% of the question's words) left out", dropped, 100*memory.RelevanceFloor)
+		if out.Note != "" {
+			note = out.Note + "; " + note
+		}
+		out.Note = note
 	}
 	return out, nil
 }

@@ -61,6 +61,14 @@ func TestMemoryRememberRecallSearchForget(t *testing.T) {
 	require.NoError(t, v.Get(&rec))
 	require.Equal(t, []PriorFact{{Fact: "Go's garbage collector is a concurrent tri-color mark-and-sweep collector.", Sources: []string{"https://go.dev/doc/gc-guide"}}}, rec.Facts)
 
+	// memory's nearest facts for an unrelated question stay out of the plan and the report
+	v, err = env.ExecuteActivity(ma.RecallMemory, MemoryRecallInput{Task: "how do I tune the collector's heap growth with GOGC", K: 4})
+	require.NoError(t, err)
+	require.NoError(t, v.Get(&rec))
+	require.Len(t, rec.Facts, 1)
+	require.Contains(t, rec.Facts[0].Fact, "GOGC=100")
+	require.Contains(t, rec.Note, "1 recalled facts below the relevance floor")
+
 	v, err = env.ExecuteActivity(ma.SearchMemory, MemorySearchInput{Text: "heap growth GOGC", Limit: 5})
 	require.NoError(t, err)
 	var sr MemorySearchOutput
