@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/sated-dev/sated/internal/extract"
 	"github.com/sated-dev/sated/internal/research"
@@ -22,6 +23,8 @@ const (
 	weightSentence  = 0.20 // the sentence itself names the aspect's terms
 	weightQuestion  = 0.10 // ... or the question's
 	weightRank      = 0.8  // within the passage's weight: its rank in the searches, against BM25 among the sources
+	weightHeading   = 0.5  // within the passage's weight: its title and heading path name the aspect
+	minCompoundPart = 4    // a term this long counts as named by a title word containing it
 	mmrLambda       = 0.80 // relevance against redundancy
 	redundantAbove  = 0.70 // a sentence this similar to a picked one adds nothing
 	minFindingScore = 0.18
@@ -259,6 +262,13 @@ func scoreCandidates(cands []candidate, sources []research.Source, qterms []stri
 			for j := range passage[i] {
 				passage[i][j] = (1-weightRank)*passage[i][j] + weightRank*prior[i]/top
 			}
+		}
+	}
+	// a passage under a heading that names the aspect usually answers it, whatever its body
+	heading := headingScores(sources, aterms, idf, missing)
+	for i := range passage {
+		for j := range passage[i] {
+			passage[i][j] = (1-weightHeading)*passage[i][j] + weightHeading*heading[i][j]
 		}
 	}
 	for k := range cands {
@@ -576,6 +586,33 @@ func coverage(aspects []string, aterms [][]string, cands []candidate, picked []i
 			}
 		}
 		out[j] = AspectCoverage{Aspect: a, Findings: n, Coverage: math.Round(100*matchWeight(aterms[j], have, idf, missing)) / 100}
+	}
+	return out
+}
+
+// headingScores is, per source and aspect, the share of the aspect's term weight the source's
+// title (page title and heading path, "Page — Section > Sub") names. A compound title word
+// names the terms it contains ("Autoincrement" names "auto" and "increment"), since
+// documentation titles often spell as one word what a question spells as two.
+func headingScores(sources []research.Source, aterms [][]string, idf map[string]float64, missing float64) [][]float64 {
+	out := make([][]float64, len(sources))
+	for i, s := range sources {
+		have := map[string]bool{}
+		for _, t := range text.Terms(s.Title) {
+			have[t] = true
+		}
+		words := strings.FieldsFunc(strings.ToLower(s.Title), func(r rune) bool { return !unicode.IsLetter(r) })
+		out[i] = make([]float64, len(aterms))
+		for j, at := range aterms {
+			for _, t := range at {
+				for _, w := range words {
+					if len(t) >= minCompoundPart && len(w) > len(t) && strings.Contains(w, t) {
+						have[t] = true
+					}
+				}
+			}
+			out[i][j] = matchWeight(at, have, idf, missing)
+		}
 	}
 	return out
 }

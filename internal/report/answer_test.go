@@ -7,6 +7,7 @@ import (
 
 	"github.com/sated-dev/sated/internal/research"
 	"github.com/sated-dev/sated/internal/search"
+	"github.com/sated-dev/sated/internal/text"
 )
 
 func TestAnswerPicksRelevantQuotesGroupsAndRenumbers(t *testing.T) {
@@ -91,3 +92,19 @@ func TestAnswerWithNothingRelevant(t *testing.T) {
 }
 
 func fmtSscanf(s string, n *int) (int, error) { return fmt.Sscanf(s, "[%d]", n) }
+
+func TestHeadingScoresNameAspectsAndCompounds(t *testing.T) {
+	sources := []research.Source{
+		{N: 1, Result: search.Result{Title: "Release History — 2022-12-28 (3.40.1)"}},
+		{N: 2, Result: search.Result{Title: "SQLite Autoincrement — 1. Summary"}},
+	}
+	aterms := [][]string{text.Terms("auto incrementing ids")}
+	idf := map[string]float64{}
+	for _, t := range aterms[0] {
+		idf[t] = 1
+	}
+	got := headingScores(sources, aterms, idf, 1)
+	if got[0][0] != 0 || got[1][0] <= 0.5 {
+		t.Fatalf("heading scores %v: want the Autoincrement section to name most of the aspect, the release notes none", got)
+	}
+}
