@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/activity"
@@ -79,6 +78,8 @@ type researchEnv struct {
 	env      *testsuite.TestWorkflowEnvironment
 	provider *scriptedProvider
 	started  map[string]int
+	// onStart, when set, hears each activity start with how many of its kind have started
+	onStart func(name string, n int)
 }
 
 func newResearchEnv(t *testing.T, batches ...[]search.Result) *researchEnv {
@@ -95,7 +96,11 @@ func newResearchEnv(t *testing.T, batches ...[]search.Result) *researchEnv {
 	h.env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
 		mu.Lock()
 		h.started[info.ActivityType.Name]++
+		n := h.started[info.ActivityType.Name]
 		mu.Unlock()
+		if h.onStart != nil {
+			h.onStart(info.ActivityType.Name, n)
+		}
 	})
 	return h
 }
@@ -285,9 +290,12 @@ func TestBadRequestIsNonRetryable(t *testing.T) {
 
 func TestStopSignalEndsSearchAndStillReports(t *testing.T) {
 	h := newResearchEnv(t, novel("a"), novel("b"), novel("c"), novel("d"), novel("e"))
-	h.env.RegisterDelayedCallback(func() { h.env.SignalWorkflow(StopSignal, struct{}{}) }, time.Millisecond)
-	// slow searches so the signal lands mid-run
-	h.env.SetTestTimeout(time.Minute)
+	// the stop arrives while the second search runs, whatever the machine's speed
+	h.onStart = func(name string, n int) {
+		if name == "Search" && n == 2 {
+			h.env.SignalWorkflow(StopSignal, struct{}{})
+		}
+	}
 	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{MaxRounds: 5, Epsilon: f(0), Novelty: config.NoveltyHeuristic}})
 	require.Less(t, len(rep.Rounds), 5)
 	require.Contains(t, rep.StopReason, "stopped by request")
