@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/sated-dev/sated/internal/text"
 )
@@ -88,16 +89,27 @@ func idfOf(terms []string, vocab Vocabulary) map[string]float64 {
 	if vocab == nil || len(terms) == 0 {
 		return w
 	}
-	stems := make([]string, len(terms))
+	// the index splits identifiers at dots, dashes and underscores ("sync.Mutex" is two
+	// tokens), so a compound is looked up by its parts and counts as often as its rarest part
+	parts := make([][]string, len(terms))
+	var stems []string
 	for i, t := range terms {
-		stems[i] = text.Stem(strings.ToLower(t))
+		for _, p := range strings.FieldsFunc(strings.ToLower(t), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			parts[i] = append(parts[i], text.Stem(p))
+		}
+		stems = append(stems, parts[i]...)
 	}
 	df, n, err := vocab.DocFreq(stems)
 	if err != nil || n == 0 {
 		return w
 	}
 	for i, t := range terms {
-		d := df[stems[i]]
+		d := 0
+		for k, p := range parts[i] {
+			if k == 0 || df[p] < d {
+				d = df[p]
+			}
+		}
 		if d == 0 {
 			w[t] = -1
 			continue

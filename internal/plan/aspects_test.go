@@ -111,3 +111,14 @@ func TestAspectCoverage(t *testing.T) {
 		t.Errorf("coverage = %v, want [1 0]", cov)
 	}
 }
+
+// The index splits identifiers into their parts: "sync.Mutex" is in the corpus when "sync" and
+// "mutex" are, and the planner must not drop the question's key identifiers as unknown words.
+func TestAspectPlanKeepsIdentifiersTheIndexSplits(t *testing.T) {
+	v := fakeVocab{docs: 1000, df: map[string]int{"sync": 40, "mutex": 12, "onc": 30, "order": 300, "memori": 200,
+		"oper": 400, "accord": 90, "go": 900, "model": 150}}
+	queries, _ := AspectPlan("How do sync.Mutex and sync.Once order memory operations according to the Go memory model?", v)
+	if len(queries) == 0 || !strings.Contains(queries[0], "sync.Mutex") || !strings.Contains(queries[0], "sync.Once") {
+		t.Fatalf("queries %q lost the identifiers", queries)
+	}
+}
