@@ -27,6 +27,10 @@ const (
 	minCompoundPart = 4    // a term this long counts as named by a title word containing it
 	mmrLambda       = 0.80 // relevance against redundancy
 	redundantAbove  = 0.70 // a sentence this similar to a picked one adds nothing
+	// repeatAbove is the same for the sentences of a passage quoted whole: only a near-repeat
+	// goes, since two statements on one topic share most words and still say different things
+	// ("closing a closed channel panics", "closing the nil channel also panics")
+	repeatAbove     = 0.9
 	minFindingScore = 0.18
 	minQuoteChars   = 25
 	// minQuoteScore is the floor for a sentence of a passage already chosen for its aspect.
@@ -493,7 +497,7 @@ func selectPassages(cands []candidate, naspects, nsources, budget int) []int {
 				for _, p := range picked {
 					red = max(red, similarity(c.terms, cands[p].terms))
 				}
-				if red > redundantAbove {
+				if red > repeatAbove {
 					continue
 				}
 				c.picked, c.aspect = true, j
