@@ -14,9 +14,9 @@ import (
 const sqliteDocs = "/usr/share/doc/sqlite3"
 
 // reportRecallFloor guards the SQLite dev set's mean report recall under the default
-// (saturation) strategy, measured through this pipeline: 0.173 when the floor was set, beside
+// (saturation) strategy, measured through this pipeline: 0.184 when the floor was set, beside
 // the bm25 baseline's 0.161. Raise it with the measurement; never lower it to make a change pass.
-const reportRecallFloor = 0.165
+const reportRecallFloor = 0.175
 
 // TestReportRecallFloorOnTheSQLiteDevSet runs the SQLite dev set through the real worker and
 // dev server, as `starter eval` does, and fails when sated's reports recall fewer facts than
