@@ -554,7 +554,7 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 				for ; j < len(ps) && cands[ps[j]].idx == cands[ps[j-1]].idx+1; j++ {
 					quote += " " + cands[ps[j]].text
 				}
-				fmt.Fprintf(&b, "- %s [%d]\n", escapeQuote(quote), n)
+				fmt.Fprintf(&b, "- %s [%d]\n", escapeQuote(reListMarker.ReplaceAllString(quote, "")), n)
 				i = j
 			}
 		}
@@ -567,6 +567,10 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 	}
 	return strings.TrimSpace(b.String()) + "\n", order
 }
+
+// reListMarker is a list item's bullet at the start of a quote: markup of the source's list,
+// which would read as a bullet inside our own ("- - w does not happen before ...").
+var reListMarker = regexp.MustCompile(`^[-*+•]\s+`)
 
 // quoteEscaper escapes only what Markdown would turn into markup or a false citation; the
 // quoted characters themselves stay, so a quote reads exactly as the source wrote it.

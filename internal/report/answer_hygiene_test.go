@@ -62,3 +62,12 @@ func TestAnswerWithNothingQuotable(t *testing.T) {
 		t.Errorf("nothing quotable, yet cited:\n%s", out.Body)
 	}
 }
+
+// A quote that starts a source's list item does not carry the source's bullet into ours.
+func TestAnswerDropsTheSourcesListBullet(t *testing.T) {
+	out := Answer(AnswerInput{Question: "When is a write visible to a read?",
+		Sources: []research.Source{src(1, "Memory model", "- w does not happen before any other write that happens before the read r.")}})
+	if strings.Contains(out.Body, "- - ") || !strings.Contains(out.Body, "- w does not happen before") {
+		t.Errorf("bullet handling:\n%s", out.Body)
+	}
+}
