@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -72,11 +71,11 @@ func (a *Activities) Synthesize(ctx context.Context, in SynthesizeInput) (Synthe
 	a.readPassages(ctx, d.Sources)
 	answer := report.Answer(report.AnswerInput{Question: in.Question, Aspects: aspectTexts(in.Plan),
 		Sources: d.Sources, Budget: in.FindingsBudget, Prior: searchPrior(in.Rounds, d.Sources)})
-	d.Sources = renumber(d.Sources, answer.Order)
+	d.Sources = research.Renumber(d.Sources, answer.Order)
 	d.Coverage = answer.Coverage
 	out := SynthesizeOutput{Extractive: true, SourceOrder: answer.Order, Coverage: answer.Coverage}
 	if in.UseModel && a.model != nil && a.model.Configured(llm.Producer) && len(d.Sources) > 0 {
-		if err := a.modelSynthesis(ctx, in, &d, answer.Body, &out); err != nil {
+		if err := a.modelSynthesis(ctx, in, &d, answer.Quotes, &out); err != nil {
 			return SynthesizeOutput{}, err // let Temporal retry first
 		}
 	}
@@ -111,8 +110,7 @@ func (a *Activities) Synthesize(ctx context.Context, in SynthesizeInput) (Synthe
 // selected (its quotes, grouped per source in the report's numbering); a failure or an empty
 // answer leaves the extractive report in place with the reason. An error is returned only while
 // Temporal still has attempts left.
-func (a *Activities) modelSynthesis(ctx context.Context, in SynthesizeInput, d *report.Data, selected string, out *SynthesizeOutput) error {
-	quotes := quotesBySource(selected)
+func (a *Activities) modelSynthesis(ctx context.Context, in SynthesizeInput, d *report.Data, quotes map[int][]string, out *SynthesizeOutput) error {
 	ps := make([]llm.PromptSource, len(d.Sources))
 	for i, s := range d.Sources {
 		text := strings.Join(quotes[s.N], " ")
@@ -152,19 +150,6 @@ func (a *Activities) modelSynthesis(ctx context.Context, in SynthesizeInput, d *
 	return nil
 }
 
-// reQuote is one extractive finding: "- quote [n]".
-var reQuote = regexp.MustCompile(`(?m)^- (.+) \[(\d+)\]$`)
-
-// quotesBySource groups the extractive answer's quotes by the source number they cite.
-func quotesBySource(body string) map[int][]string {
-	out := map[int][]string{}
-	for _, m := range reQuote.FindAllStringSubmatch(body, -1) {
-		n, _ := strconv.Atoi(m[2])
-		out[n] = append(out[n], m[1])
-	}
-	return out
-}
-
 // readPassages gives every corpus source that was not read in full its whole passage from the
 // index: the corpus is local, so the answer can quote all of it, not only the snippet.
 func (a *Activities) readPassages(ctx context.Context, sources []Source) {
@@ -173,7 +158,7 @@ func (a *Activities) readPassages(ctx context.Context, sources []Source) {
 	}
 	for i := range sources {
 		s := &sources[i]
-		if s.Text != "" || s.DocID == "" || s.Provider != "corpus" {
+		if s.Text != "" || !s.Indexed() {
 			continue
 		}
 		if d, err := a.docs.Document(ctx, s.DocID); err == nil {
@@ -216,28 +201,6 @@ func aspectTexts(p Plan) []string {
 	return out
 }
 
-// renumber puts the sources in the answer's order and numbers them 1..n in it.
-func renumber(sources []Source, order []int) []Source {
-	byN := make(map[int]Source, len(sources))
-	for _, s := range sources {
-		byN[s.N] = s
-	}
-	out := make([]Source, 0, len(sources))
-	for _, n := range order {
-		if s, ok := byN[n]; ok {
-			s.N = len(out) + 1
-			out = append(out, s)
-			delete(byN, n)
-		}
-	}
-	for _, s := range sources { // any the order missed keep their relative order
-		if _, ok := byN[s.N]; ok {
-			s.N = len(out) + 1
-			out = append(out, s)
-		}
-	}
-	return out
-}
 
 // evidenceText is everything the report could have been written from, for eval scoring.
 func evidenceText(knowledge string, sources []Source) string {

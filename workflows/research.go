@@ -211,7 +211,9 @@ func (r *run) synthesize(ctx workflow.Context, task string, p Plan, prior []rese
 		r.fallback("synthesis: " + out.Fallback)
 	}
 	r.progress.ReportPath = out.MarkdownPath
-	r.reorder(out.SourceOrder)
+	if len(out.SourceOrder) == len(r.sources) {
+		r.sources = research.Renumber(r.sources, out.SourceOrder) // numbered as the report cites them
+	}
 
 	report := ResearchReport{
 		WorkflowID: in.WorkflowID, Question: r.req.Question, Task: task, Config: cfg, Seed: r.seed, Plan: p,
@@ -226,26 +228,6 @@ func (r *run) synthesize(ctx workflow.Context, task string, p Plan, prior []rese
 	return report, nil
 }
 
-// reorder numbers the sources as the report cites them (order lists the old numbers).
-func (r *run) reorder(order []int) {
-	if len(order) != len(r.sources) {
-		return
-	}
-	byN := make(map[int]Source, len(r.sources))
-	for _, s := range r.sources {
-		byN[s.N] = s
-	}
-	out := make([]Source, 0, len(order))
-	for _, n := range order {
-		s, ok := byN[n]
-		if !ok {
-			return // not a permutation: keep the run's numbering
-		}
-		s.N = len(out) + 1
-		out = append(out, s)
-	}
-	r.sources = out
-}
 
 // recall asks memory for what earlier runs established about the task.
 func (r *run) recall(ctx workflow.Context, task string) []research.PriorFact {
@@ -698,7 +680,7 @@ func (r *run) enrich(ctx workflow.Context, task string) {
 	}
 	if r.evidenceGate >= 1 {
 		for i, s := range r.sources {
-			if s.Provider == "corpus" && s.DocID != "" {
+			if s.Indexed() {
 				snippets[i] = "" // synthesis reads corpus passages whole; nothing to fetch
 			}
 		}

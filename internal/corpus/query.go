@@ -154,24 +154,32 @@ func termHits(body string, terms []string) []hit {
 		stems[i] = text.Stem(t)
 	}
 	var hits []hit
+	eachWord(body, func(start, end int) {
+		w := text.Stem(strings.ToLower(body[start:end]))
+		for ti, t := range stems {
+			if w == t {
+				hits = append(hits, hit{start, ti})
+				break
+			}
+		}
+	})
+	return hits
+}
+
+// eachWord calls fn with the byte span of every run of letters and digits in s: the words the
+// index's tokenizer sees.
+func eachWord(s string, fn func(start, end int)) {
 	start := -1
-	for i, r := range body + " " {
+	for i, r := range s + " " {
 		word := unicode.IsLetter(r) || unicode.IsNumber(r)
 		switch {
 		case word && start < 0:
 			start = i
 		case !word && start >= 0:
-			w := text.Stem(strings.ToLower(body[start:i]))
-			for ti, t := range stems {
-				if w == t {
-					hits = append(hits, hit{start, ti})
-					break
-				}
-			}
+			fn(start, i)
 			start = -1
 		}
 	}
-	return hits
 }
 
 // bestWindow returns the offset of the first hit of the span of at most width bytes that

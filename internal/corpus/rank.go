@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unicode"
 
 	"github.com/sated-dev/sated/internal/text"
 )
@@ -152,28 +151,20 @@ func commonScore(c *candidate, common []string, idfs []float64, avgLen float64) 
 	for _, col := range cols {
 		length += len(col.text)
 		body := strings.ToLower(col.text)
-		start := -1
-		for i, r := range body + " " {
-			word := unicode.IsLetter(r) || unicode.IsNumber(r)
-			switch {
-			case word && start < 0:
-				start = i
-			case !word && start >= 0:
-				w, stemmed := body[start:i], ""
-				for ti, t := range stems {
-					if w[0] != t[0] { // a stem keeps its word's first letter
-						continue
-					}
-					if stemmed == "" {
-						stemmed = text.Stem(w)
-					}
-					if stemmed == t {
-						freq[ti] += col.weight
-					}
+		eachWord(body, func(start, end int) {
+			w, stemmed := body[start:end], ""
+			for ti, t := range stems {
+				if w[0] != t[0] { // a stem keeps its word's first letter
+					continue
 				}
-				start = -1
+				if stemmed == "" {
+					stemmed = text.Stem(w)
+				}
+				if stemmed == t {
+					freq[ti] += col.weight
+				}
 			}
-		}
+		})
 	}
 	score := 0.0
 	norm := bm25K1 * (1 - bm25B + bm25B*float64(length)/avgLen)

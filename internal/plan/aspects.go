@@ -234,21 +234,16 @@ func termOverlap(a, b []string) float64 {
 	if len(a) == 0 || len(b) == 0 {
 		return 0
 	}
-	sb := map[string]bool{}
-	for _, t := range b {
-		sb[text.Stem(strings.ToLower(t))] = true
+	return text.Jaccard(stemsOf(a), stemsOf(b))
+}
+
+// stemsOf are the terms' lower-case stems.
+func stemsOf(terms []string) []string {
+	out := make([]string, len(terms))
+	for i, t := range terms {
+		out[i] = text.Stem(strings.ToLower(t))
 	}
-	sa := map[string]bool{}
-	for _, t := range a {
-		sa[text.Stem(strings.ToLower(t))] = true
-	}
-	n := 0
-	for t := range sa {
-		if sb[t] {
-			n++
-		}
-	}
-	return float64(n) / float64(len(sa)+len(sb)-n)
+	return out
 }
 
 // NearDuplicate reports whether query shares most of its terms with any earlier one.
@@ -412,49 +407,6 @@ func AspectCoverage(aspects []Aspect, evidence []string) []float64 {
 	return out
 }
 
-// QueryAspect is the aspect a query searches: the one whose query it is, else the one holding
-// most of its terms when that one clearly leads (a gap query built on an aspect's terms); -1
-// for a query of the whole question or of no single aspect.
-func QueryAspect(query string, aspects []Aspect) int {
-	for j, a := range aspects {
-		if a.Query != "" && a.Query == query {
-			return j
-		}
-	}
-	q := Terms(query)
-	if len(q) == 0 {
-		return -1
-	}
-	best, first, second := -1, 0.0, 0.0
-	for j, a := range aspects {
-		share := termShare(q, Terms(a.Text))
-		switch {
-		case share > first:
-			best, first, second = j, share, first
-		case share > second:
-			second = share
-		}
-	}
-	if first < 0.5 || second > first/2 {
-		return -1
-	}
-	return best
-}
-
-// termShare is the share of terms whose stem the other terms hold.
-func termShare(terms, other []string) float64 {
-	have := map[string]bool{}
-	for _, t := range other {
-		have[text.Stem(strings.ToLower(t))] = true
-	}
-	n := 0
-	for _, t := range terms {
-		if have[text.Stem(strings.ToLower(t))] {
-			n++
-		}
-	}
-	return float64(n) / float64(len(terms))
-}
 
 // minCompoundDocs is how many documents must spell two question words as one before a query
 // adds the joined word: one could be a typo.

@@ -25,18 +25,14 @@ const (
 	weightRank      = 0.8  // within the passage's weight: its rank in the searches, against BM25 among the sources
 	weightHeading   = 0.5  // within the passage's weight: its title and heading path name the aspect
 	minCompoundPart = 4    // a term this long counts as named by a title word containing it
-	mmrLambda       = 0.80 // relevance against redundancy
-	redundantAbove  = 0.70 // a sentence this similar to a picked one adds nothing
-	// repeatAbove is the same for the sentences of a passage quoted whole: only a near-repeat
-	// goes, since two statements on one topic share most words and still say different things
+	// repeatAbove is the similarity above which a sentence of a passage quoted whole is a
+	// repeat of one already picked: only a near-repeat goes, since two statements on one topic share most words and still say different things
 	// ("closing a closed channel panics", "closing the nil channel also panics")
 	repeatAbove     = 0.9
 	minFindingScore = 0.18
 	minQuoteChars   = 25
 	// minQuoteScore is the floor for a sentence of a passage already chosen for its aspect.
 	minQuoteScore = 0.05
-	// maxPerSource bounds the quotes from one passage, so the findings span more of them.
-	maxPerSource = 1000
 	// BM25 over the sources, the usual parameters; a title counts titleBoost times.
 	bm25K1, bm25B = 1.2, 0.75
 	titleBoost    = 2
@@ -73,7 +69,9 @@ type AnswerOutput struct {
 	Body string
 	// Order lists the original source numbers in their new order: Order[i] becomes i+1.
 	// Sources never cited follow the cited ones in their original order.
-	Order    []int
+	Order []int
+	// Quotes are the quotes of each source, by its new number, as the findings cite them.
+	Quotes   map[int][]string
 	Coverage []AspectCoverage
 }
 
@@ -88,9 +86,9 @@ type candidate struct {
 	quality float64
 }
 
-// Answer ranks every evidence sentence by relevance to the question and its aspects, picks by
-// maximal marginal relevance until the budget is spent, and groups the quotes under the aspect
-// each answers, best source first. Quotes are exact; every one is cited.
+// Answer ranks every evidence passage by relevance to the question and its aspects, takes the
+// best passages round-robin over the aspects until the budget is spent, and groups the quotes
+// under the aspect each answers, best source first. Quotes are exact; every one is cited.
 func Answer(in AnswerInput) AnswerOutput {
 	budget := in.Budget
 	if budget <= 0 {
@@ -111,14 +109,9 @@ func Answer(in AnswerInput) AnswerOutput {
 		}
 	}
 	scoreCandidates(cands, in.Sources, qterms, aterms, idf, in.Terms, in.Prior)
-	var picked []int
-	if passageFirst {
-		picked = selectPassages(cands, len(aspects), len(in.Sources), budget)
-	} else {
-		picked = selectMMR(cands, len(aspects), budget)
-	}
-	body, order := renderAnswer(aspects, in.Sources, cands, picked)
-	return AnswerOutput{Body: body, Order: order, Coverage: coverage(aspects, aterms, cands, picked, idf)}
+	picked := selectPassages(cands, len(aspects), len(in.Sources), budget)
+	body, order, quotes := renderAnswer(aspects, in.Sources, cands, picked)
+	return AnswerOutput{Body: body, Order: order, Quotes: quotes, Coverage: coverage(aspects, aterms, cands, picked, idf)}
 }
 
 var (
@@ -140,7 +133,7 @@ func answerCandidates(question string, sources []research.Source) []candidate {
 			body = s.Snippet
 		}
 		switch {
-		case s.Provider == "corpus":
+		case s.Indexed():
 			body = reHeading.ReplaceAllString(body, "") // extracted text: headings are its only markup
 		case looksMarkdown(body):
 			body = extract.PlainText(reHeading.ReplaceAllString(body, ""))
@@ -378,55 +371,6 @@ func similarity(a, b []string) float64 {
 // quoteCost is the characters one quote adds to the findings: the bullet, the citation, the line.
 func quoteCost(c candidate) int { return len(c.text) + 8 }
 
-// selectMMR picks sentences round-robin over the aspects, each time the one with the best
-// relevance less its similarity to what is already picked, until the budget is spent or no
-// sentence is worth quoting.
-func selectMMR(cands []candidate, naspects, budget int) []int {
-	var picked []int
-	spent := 0
-	headings := 0
-	if naspects > 1 {
-		headings = 60 * naspects
-	}
-	exhausted := make([]bool, naspects)
-	perSource := map[int]int{}
-	for left := naspects; left > 0; {
-		left = 0
-		for j := 0; j < naspects; j++ {
-			if exhausted[j] {
-				continue
-			}
-			best, bestScore := -1, 0.0
-			for k := range cands {
-				c := &cands[k]
-				if c.picked || c.rel[j] < minFindingScore || perSource[c.src] >= maxPerSource || spent+quoteCost(*c)+headings > budget {
-					continue
-				}
-				red := 0.0
-				for _, p := range picked {
-					red = max(red, similarity(c.terms, cands[p].terms))
-				}
-				if red > redundantAbove {
-					continue
-				}
-				if s := mmrLambda*c.rel[j] - (1-mmrLambda)*red; best < 0 || s > bestScore {
-					best, bestScore = k, s
-				}
-			}
-			if best < 0 {
-				exhausted[j] = true
-				continue
-			}
-			left++
-			cands[best].picked, cands[best].aspect = true, j
-			picked = append(picked, best)
-			perSource[cands[best].src]++
-			spent += quoteCost(cands[best])
-		}
-	}
-	return picked
-}
-
 // rrfK is the reciprocal-rank fusion constant: small, since only the first hits of a search
 // are worth much in a documentation corpus.
 const rrfK = 5
@@ -447,9 +391,6 @@ func FusedRanks(ranks [][]string, weights []float64) map[string]float64 {
 	}
 	return out
 }
-
-// passageFirst quotes whole passages, best first, instead of picking sentence by sentence.
-var passageFirst = true
 
 // selectPassages takes passages round-robin over the aspects, each time the best one left for
 // that aspect, and quotes every sentence of it worth quoting (not a repeat of a picked one),
@@ -511,9 +452,10 @@ func selectPassages(cands []candidate, naspects, nsources, budget int) []int {
 
 // renderAnswer writes the picked quotes under their aspects, sources ordered by their best
 // quote, quotes of one source in document order, and numbers sources by first citation.
-func renderAnswer(aspects []string, sources []research.Source, cands []candidate, picked []int) (string, []int) {
+func renderAnswer(aspects []string, sources []research.Source, cands []candidate, picked []int) (string, []int, map[int][]string) {
 	newN := map[int]int{}
 	var order []int
+	quotes := map[int][]string{}
 	var b strings.Builder
 	for j, a := range aspects {
 		var mine []int
@@ -554,7 +496,9 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 				for ; j < len(ps) && cands[ps[j]].idx == cands[ps[j-1]].idx+1; j++ {
 					quote += " " + cands[ps[j]].text
 				}
-				fmt.Fprintf(&b, "- %s [%d]\n", escapeQuote(reListMarker.ReplaceAllString(quote, "")), n)
+				quote = escapeQuote(reListMarker.ReplaceAllString(quote, ""))
+				fmt.Fprintf(&b, "- %s [%d]\n", quote, n)
+				quotes[n] = append(quotes[n], quote)
 				i = j
 			}
 		}
@@ -565,7 +509,7 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 			order = append(order, s.N)
 		}
 	}
-	return strings.TrimSpace(b.String()) + "\n", order
+	return strings.TrimSpace(b.String()) + "\n", order, quotes
 }
 
 // reListMarker is a list item's bullet at the start of a quote: markup of the source's list,

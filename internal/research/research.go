@@ -60,6 +60,34 @@ func SourceKey(r search.Result) string {
 	return search.NormalizeURL(r.URL)
 }
 
+// Indexed reports whether the source is a passage of the embedded corpus: its text can be read
+// whole from the index by DocID, so it is never fetched, and it is quoted as extracted.
+func (s Source) Indexed() bool { return s.Provider == "corpus" && s.DocID != "" }
+
+// Renumber puts sources in the order given by their old numbers and numbers them 1..n in it;
+// sources the order leaves out follow in their old order.
+func Renumber(sources []Source, order []int) []Source {
+	byN := make(map[int]Source, len(sources))
+	for _, s := range sources {
+		byN[s.N] = s
+	}
+	out := make([]Source, 0, len(sources))
+	for _, n := range order {
+		if s, ok := byN[n]; ok {
+			s.N = len(out) + 1
+			out = append(out, s)
+			delete(byN, n)
+		}
+	}
+	for _, s := range sources {
+		if _, ok := byN[s.N]; ok {
+			s.N = len(out) + 1
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // PriorFact is an observation recalled from memory, with the sources it came from then.
 type PriorFact struct {
 	Fact    string   `json:"fact"`
