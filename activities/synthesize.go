@@ -201,7 +201,6 @@ func aspectTexts(p Plan) []string {
 	return out
 }
 
-
 // evidenceText is everything the report could have been written from, for eval scoring.
 func evidenceText(knowledge string, sources []Source) string {
 	var b strings.Builder

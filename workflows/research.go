@@ -228,7 +228,6 @@ func (r *run) synthesize(ctx workflow.Context, task string, p Plan, prior []rese
 	return report, nil
 }
 
-
 // recall asks memory for what earlier runs established about the task.
 func (r *run) recall(ctx workflow.Context, task string) []research.PriorFact {
 	if !r.caps.Memory || r.req.NoMemory {

@@ -407,7 +407,6 @@ func AspectCoverage(aspects []Aspect, evidence []string) []float64 {
 	return out
 }
 
-
 // minCompoundDocs is how many documents must spell two question words as one before a query
 // adds the joined word: one could be a typo.
 const minCompoundDocs = 3
