@@ -53,18 +53,20 @@ func Jaccard(a, b []string) float64 {
 // Overlap is the share of a's distinct terms that b contains, in [0,1]. An empty a overlaps
 // fully: it brings nothing b lacks.
 func Overlap(a, b []string) float64 {
-	as := set(a)
-	if len(as) == 0 {
+	// counted over the slice, not a map: workflows call this, and workflowcheck (rightly)
+	// refuses map iteration in workflow code
+	distinct := Distinct(a)
+	if len(distinct) == 0 {
 		return 1
 	}
 	bs := set(b)
 	hit := 0
-	for t := range as {
+	for _, t := range distinct {
 		if bs[t] {
 			hit++
 		}
 	}
-	return float64(hit) / float64(len(as))
+	return float64(hit) / float64(len(distinct))
 }
 
 func set(ws []string) map[string]bool {
