@@ -20,6 +20,7 @@ import (
 type Activities struct {
 	providers   map[string]search.Provider
 	cache       SearchCache
+	record      SearchRecord
 	docs        DocumentReader
 	fetcher     PageFetcher
 	model       Model
@@ -31,6 +32,8 @@ type Activities struct {
 type Deps struct {
 	Providers map[string]search.Provider
 	Cache     SearchCache
+	// Record keeps each run's completed searches (see SearchRecord); nil: retries ask again.
+	Record    SearchRecord
 	Docs      DocumentReader
 	Fetcher   PageFetcher
 	Model     Model
@@ -41,7 +44,7 @@ type Deps struct {
 
 // NewActivities builds the research activities.
 func NewActivities(d Deps) *Activities {
-	return &Activities{providers: d.Providers, cache: d.Cache, docs: d.Docs, fetcher: d.Fetcher,
+	return &Activities{providers: d.Providers, cache: d.Cache, record: d.Record, docs: d.Docs, fetcher: d.Fetcher,
 		model: d.Model, reportDir: d.ReportDir, memoryQueue: d.MemoryQueue}
 }
 

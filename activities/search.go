@@ -18,6 +18,14 @@ type SearchCache interface {
 	PutKey(ctx context.Context, k search.Key, results []search.Result) error
 }
 
+// SearchRecord is the run's record of completed searches, keyed by workflow run and activity:
+// a search retried after its worker died answers from it instead of asking the provider again,
+// with or without the cache.
+type SearchRecord interface {
+	GetRun(ctx context.Context, k search.RunKey) ([]search.Result, bool, error)
+	PutRun(ctx context.Context, k search.RunKey, results []search.Result) error
+}
+
 // SearchInput is one query to one provider. Question is carried so the activity can refuse to
 // send the raw question to a provider.
 type SearchInput struct {
@@ -54,6 +62,16 @@ func (a *Activities) Search(ctx context.Context, in SearchInput) (SearchOutput, 
 		}
 		return SearchOutput{}, unusable("search: unknown provider %q", in.Provider)
 	}
+	rk := runKey(ctx)
+	if a.record != nil {
+		if rs, ok, err := a.record.GetRun(ctx, rk); err == nil && ok {
+			activity.GetLogger(ctx).Info("search answered from the run's record: the provider already answered this activity before its worker stopped",
+				"provider", in.Provider, "query", q, "attempt", activity.GetInfo(ctx).Attempt)
+			return SearchOutput{Results: rs, Chars: chars(rs)}, nil
+		} else if err != nil {
+			activity.GetLogger(ctx).Warn("search run record read failed", "error", err)
+		}
+	}
 	key, cacheable := a.cacheKey(ctx, p, in.Provider, q, in.Limit)
 	if cacheable && !in.NoCache {
 		if rs, ok, err := a.cache.GetKey(ctx, key); err == nil && ok {
@@ -85,12 +103,23 @@ func (a *Activities) Search(ctx context.Context, in SearchInput) (SearchOutput, 
 			rs[i].Provider = in.Provider
 		}
 	}
+	if a.record != nil {
+		if err := a.record.PutRun(ctx, rk, rs); err != nil {
+			activity.GetLogger(ctx).Warn("search run record write failed", "error", err)
+		}
+	}
 	if cacheable {
 		if err := a.cache.PutKey(ctx, key, rs); err != nil {
 			activity.GetLogger(ctx).Warn("search cache write failed", "error", err)
 		}
 	}
 	return SearchOutput{Results: rs, Chars: chars(rs)}, nil
+}
+
+// runKey names this search activity in the run's record; its retries share it.
+func runKey(ctx context.Context) search.RunKey {
+	info := activity.GetInfo(ctx)
+	return search.RunKey{WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID, ActivityID: info.ActivityID}
 }
 
 // cacheKey is the cache entry for a search; a provider whose index version cannot be read is

@@ -145,3 +145,31 @@ func TestSearchCacheFollowsTheCorpusVersionAndLimit(t *testing.T) {
 	require.True(t, small.Cached, "a smaller limit is served from the larger cached answer")
 	require.Len(t, small.Results, 1)
 }
+
+// A search whose worker died after the provider answered is retried with the same run and
+// activity id; the retry answers from the run's record, with or without the cache.
+func TestSearchRetryAnswersFromTheRunRecord(t *testing.T) {
+	cache, err := search.OpenCache(filepath.Join(t.TempDir(), "cache.db"), search.CacheTTL)
+	require.NoError(t, err)
+	defer cache.Close()
+	p := &countingProvider{res: []search.Result{{URL: "https://example.org/a", Title: "A", Snippet: "alpha"}}}
+	acts := NewActivities(Deps{Providers: map[string]search.Provider{"searxng": p}, Cache: cache, Record: cache})
+	in := SearchInput{Provider: "searxng", Query: "go memory model", Limit: 5, NoCache: true}
+
+	first, err := runSearch(t, acts, in)
+	require.NoError(t, err)
+	require.Equal(t, 1, p.calls)
+	// the test environment gives every execution the same workflow, run and activity id: the
+	// second execution is the retry of the first
+	p.res = []search.Result{{URL: "https://example.org/changed"}}
+	retry, err := runSearch(t, acts, in)
+	require.NoError(t, err)
+	require.Equal(t, 1, p.calls, "the retry must not ask the provider again")
+	require.Equal(t, first.Results, retry.Results)
+
+	// without a record the retry asks again: the record, not the cache, saved the call
+	bare := NewActivities(Deps{Providers: map[string]search.Provider{"searxng": p}, Cache: cache})
+	_, err = runSearch(t, bare, in)
+	require.NoError(t, err)
+	require.Equal(t, 2, p.calls)
+}

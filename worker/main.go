@@ -99,7 +99,8 @@ func run(serveMemory bool) error {
 type clients struct {
 	deps  activities.Deps
 	model *llm.Client // nil without OLLAMA_HOST
-	// interceptors journal completed activities for the crash test (SATED_ACTIVITY_JOURNAL)
+	// interceptors heartbeat for running activities and journal completed ones for the crash
+	// test (SATED_ACTIVITY_JOURNAL)
 	interceptors []interceptor.ClientInterceptor
 	memory       *memory.Store // nil when this worker does not serve the memory queue
 	closers      []func() error
@@ -116,6 +117,7 @@ func openClients(ctx context.Context, env config.Env, serveMemory bool) (*client
 }
 
 func (cl *clients) open(ctx context.Context, env config.Env, serveMemory bool) error {
+	cl.interceptors = []interceptor.ClientInterceptor{activities.NewHeartbeatInterceptor()}
 	if err := os.MkdirAll(env.DataDir, 0o755); err != nil {
 		return fmt.Errorf("data dir %s: %w", env.DataDir, err)
 	}
@@ -136,6 +138,7 @@ func (cl *clients) open(ctx context.Context, env config.Env, serveMemory bool) e
 	cl.deps = activities.Deps{
 		Providers: providers,
 		Cache:     cache,
+		Record:    cache,
 		Docs:      idx,
 		Fetcher:   fetch.New(fetch.Fetcher{Allow: env.FetchAllow, Timeout: env.FetchTimeout}),
 		ReportDir: env.ReportDir(),

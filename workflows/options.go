@@ -22,27 +22,36 @@ func retryPolicy(initial, maxInterval time.Duration, attempts int32) *temporal.R
 		MaximumAttempts: attempts, NonRetryableErrorTypes: nonRetryable}
 }
 
+// heartbeat is every activity's heartbeat timeout. The worker heartbeats for each running
+// activity (activities.NewHeartbeatInterceptor), so an activity whose worker was killed is
+// retried after this long, not after its whole start-to-close timeout.
+const heartbeat = 10 * time.Second
+
 // Activity options per kind of call. Temporal owns retries.
 var (
 	searchOptions = workflow.ActivityOptions{
 		StartToCloseTimeout: 30 * time.Second,
+		HeartbeatTimeout:    heartbeat,
 		RetryPolicy:         retryPolicy(time.Second, 30*time.Second, 4),
 	}
 	localOptions = workflow.ActivityOptions{
 		StartToCloseTimeout: 30 * time.Second,
+		HeartbeatTimeout:    heartbeat,
 		RetryPolicy:         retryPolicy(time.Second, 0, 3),
 	}
 	llmOptions = workflow.ActivityOptions{
 		StartToCloseTimeout: 5 * time.Minute,
+		HeartbeatTimeout:    heartbeat,
 		RetryPolicy:         retryPolicy(2*time.Second, 30*time.Second, activities.ModelAttempts),
 	}
 	fetchOptions = workflow.ActivityOptions{
 		StartToCloseTimeout: 90 * time.Second,
-		HeartbeatTimeout:    30 * time.Second,
+		HeartbeatTimeout:    heartbeat,
 		RetryPolicy:         retryPolicy(2*time.Second, 0, 3),
 	}
 	synthOptions = workflow.ActivityOptions{
 		StartToCloseTimeout: 10 * time.Minute,
+		HeartbeatTimeout:    heartbeat,
 		RetryPolicy:         retryPolicy(2*time.Second, time.Minute, activities.ModelAttempts),
 	}
 
@@ -50,20 +59,24 @@ var (
 	// Meilisearch fallback (activities.MemoryFallbackAttempt), never bad input.
 	memoryAdminOptions = workflow.ActivityOptions{
 		StartToCloseTimeout:    time.Minute,
+		HeartbeatTimeout:       heartbeat,
 		ScheduleToCloseTimeout: 5 * time.Minute,
 		RetryPolicy:            retryPolicy(time.Second, 0, activities.MemoryFallbackAttempt+2),
 	}
 
 	harnessStoreOptions = workflow.ActivityOptions{
 		StartToCloseTimeout: 30 * time.Second,
+		HeartbeatTimeout:    heartbeat,
 		RetryPolicy:         retryPolicy(time.Second, 0, 3),
 	}
 	harnessModelOptions = workflow.ActivityOptions{
 		StartToCloseTimeout: 5 * time.Minute,
+		HeartbeatTimeout:    heartbeat,
 		RetryPolicy:         retryPolicy(2*time.Second, 0, 3),
 	}
 	harnessClientOptions = workflow.ActivityOptions{
 		StartToCloseTimeout: time.Minute,
+		HeartbeatTimeout:    heartbeat,
 		RetryPolicy:         retryPolicy(time.Second, 30*time.Second, 10),
 	}
 )
@@ -75,6 +88,7 @@ func memoryOptions(queue string) workflow.ActivityOptions {
 		TaskQueue:              queue,
 		ScheduleToStartTimeout: time.Minute,
 		StartToCloseTimeout:    2 * time.Minute,
+		HeartbeatTimeout:       heartbeat,
 		RetryPolicy:            retryPolicy(time.Second, 0, activities.MemoryFallbackAttempt),
 	}
 }

@@ -39,7 +39,16 @@ CREATE TABLE IF NOT EXISTS search_cache (
 	stored_at INTEGER NOT NULL,
 	PRIMARY KEY (provider, query, version, lim)
 );
-CREATE INDEX IF NOT EXISTS search_cache_stored_at ON search_cache(stored_at);`
+CREATE INDEX IF NOT EXISTS search_cache_stored_at ON search_cache(stored_at);
+CREATE TABLE IF NOT EXISTS search_runs (
+	workflow_id TEXT NOT NULL,
+	run_id      TEXT NOT NULL,
+	activity_id TEXT NOT NULL,
+	results     TEXT NOT NULL,
+	stored_at   INTEGER NOT NULL,
+	PRIMARY KEY (workflow_id, run_id, activity_id)
+);
+CREATE INDEX IF NOT EXISTS search_runs_stored_at ON search_runs(stored_at);`
 
 // cacheUnversioned is true for a cache file from before versions and limits were part of
 // the key; being a cache, its table is dropped and made anew.
@@ -186,4 +195,58 @@ const (
 func NormalizeQuery(q string) string {
 	s := strings.Join(strings.Fields(strings.ToLower(q)), " ")
 	return strings.TrimLeft(strings.TrimRight(s, queryTrailPunct), queryLeadPunct)
+}
+
+// RunRecordTTL is how long a completed search stays in its run's record: far longer than any
+// run retries an activity.
+const RunRecordTTL = 7 * 24 * time.Hour
+
+// RunKey names one search activity of one workflow run; a retry of the activity has the same key.
+type RunKey struct {
+	WorkflowID string
+	RunID      string
+	ActivityID string
+}
+
+// GetRun returns the results a search activity recorded before its worker died; ok is false
+// when it recorded none. The record is read whatever the cache settings: it is not a cache but
+// the run's own account of what the provider already answered.
+func (c *Cache) GetRun(ctx context.Context, k RunKey) (results []Result, ok bool, err error) {
+	var raw string
+	err = c.db.QueryRowContext(ctx, `SELECT results FROM search_runs WHERE workflow_id = ? AND run_id = ? AND activity_id = ?`,
+		k.WorkflowID, k.RunID, k.ActivityID).Scan(&raw)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("search run record %s: %w", c.path, err)
+	}
+	if err := json.Unmarshal([]byte(raw), &results); err != nil {
+		return nil, false, fmt.Errorf("search run record %s: %s/%s: %w", c.path, k.WorkflowID, k.ActivityID, err)
+	}
+	return results, true, nil
+}
+
+// PutRun records the results of a completed search activity, durably before it returns, and
+// drops records older than RunRecordTTL.
+func (c *Cache) PutRun(ctx context.Context, k RunKey, results []Result) error {
+	if k.WorkflowID == "" || k.RunID == "" || k.ActivityID == "" {
+		return fmt.Errorf("search run record: key %+v: %w", k, ErrBadInput)
+	}
+	if results == nil {
+		results = []Result{}
+	}
+	raw, err := json.Marshal(results)
+	if err != nil {
+		return fmt.Errorf("search run record: %w", err)
+	}
+	now := c.Now()
+	if _, err := c.db.ExecContext(ctx, `INSERT OR REPLACE INTO search_runs(workflow_id, run_id, activity_id, results, stored_at)
+		VALUES (?, ?, ?, ?, ?)`, k.WorkflowID, k.RunID, k.ActivityID, string(raw), now.UnixMilli()); err != nil {
+		return fmt.Errorf("search run record %s: %w", c.path, err)
+	}
+	if _, err := c.db.ExecContext(ctx, `DELETE FROM search_runs WHERE stored_at <= ?`, now.Add(-RunRecordTTL).UnixMilli()); err != nil {
+		return fmt.Errorf("search run record %s: %w", c.path, err)
+	}
+	return nil
 }

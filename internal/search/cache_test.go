@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -208,4 +209,49 @@ func TestCacheDropsAnUnversionedTable(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, ok, "entries without a version are gone")
 	require.NoError(t, c.PutKey(ctx, Key{Provider: "corpus", Version: "g", Query: "go gc", Limit: 5}, nil))
+}
+
+func TestRunRecordIsKeyedByRunAndActivity(t *testing.T) {
+	c, clk := openCache(t, filepath.Join(t.TempDir(), "cache.db"), time.Hour)
+	ctx := context.Background()
+	k := RunKey{WorkflowID: "w", RunID: "r1", ActivityID: "5"}
+	if _, ok, err := c.GetRun(ctx, k); ok || err != nil {
+		t.Fatalf("empty record: ok %v err %v", ok, err)
+	}
+	want := []Result{{URL: "https://a.example", Title: "A"}}
+	if err := c.PutRun(ctx, k, want); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := c.GetRun(ctx, k)
+	if err != nil || !ok || len(got) != 1 || got[0].URL != want[0].URL {
+		t.Fatalf("got %v %v %v", got, ok, err)
+	}
+	for _, other := range []RunKey{{"w", "r2", "5"}, {"w", "r1", "6"}, {"x", "r1", "5"}} {
+		if _, ok, _ := c.GetRun(ctx, other); ok {
+			t.Errorf("%+v answered from %+v's record", other, k)
+		}
+	}
+	// an empty answer is an answer
+	e := RunKey{WorkflowID: "w", RunID: "r1", ActivityID: "7"}
+	if err := c.PutRun(ctx, e, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, _ := c.GetRun(ctx, e); !ok || len(got) != 0 {
+		t.Errorf("empty answer: %v %v", got, ok)
+	}
+	if err := c.PutRun(ctx, RunKey{WorkflowID: "w"}, want); !errors.Is(err, ErrBadInput) {
+		t.Errorf("incomplete key: %v", err)
+	}
+	// the record outlives the cache's TTL, and is pruned after RunRecordTTL
+	clk.t = clk.t.Add(2 * time.Hour)
+	if _, ok, _ := c.GetRun(ctx, k); !ok {
+		t.Error("the record expired with the cache TTL")
+	}
+	clk.t = clk.t.Add(RunRecordTTL)
+	if err := c.PutRun(ctx, e, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := c.GetRun(ctx, k); ok {
+		t.Error("a record older than RunRecordTTL was kept")
+	}
 }
