@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -13,14 +12,11 @@ import (
 	"image/png"
 	"math/rand"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -247,123 +243,6 @@ func TestFullRunOverGoDocs(t *testing.T) {
 		// the memory stats above ran MemoryAdminWorkflow under the id the starter gives it
 		sum := sha256.Sum256([]byte("stats\x00\x000\x00\x00"))
 		testenv.RecordHistory(t, history(t, c, "memory-stats-"+hex.EncodeToString(sum[:6]), ""), "memory_admin_history.json")
-	}
-}
-
-// slowSearch is a loopback SearXNG whose answers take a while, so a worker can be killed while
-// a search is in flight. Its result pages are served too, for enrichment.
-type slowSearch struct {
-	srv      *httptest.Server
-	arrived  atomic.Int32
-	inFlight chan int32
-}
-
-func newSlowSearch(t *testing.T, delay time.Duration) *slowSearch {
-	s := &slowSearch{inFlight: make(chan int32, 100)}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/search", func(w http.ResponseWriter, r *http.Request) {
-		n := s.arrived.Add(1)
-		s.inFlight <- n
-		time.Sleep(delay)
-		q := r.URL.Query().Get("q")
-		type res struct {
-			URL     string `json:"url"`
-			Title   string `json:"title"`
-			Content string `json:"content"`
-			Engine  string `json:"engine"`
-		}
-		var results []res
-		for i := 0; i < 5; i++ {
-			var words []string
-			for j := 0; j < 70; j++ {
-				words = append(words, fmt.Sprintf("%s%dw%dx%d", strings.ReplaceAll(q, " ", ""), i, j, n))
-			}
-			results = append(results, res{URL: fmt.Sprintf("%s/page/%d/%d", s.srv.URL, n, i), Title: fmt.Sprintf("Result %d for %s", i, q),
-				Content: strings.Join(words, " "), Engine: "loopback"})
-		}
-		json.NewEncoder(w).Encode(map[string]any{"query": q, "results": results})
-	})
-	mux.HandleFunc("/page/", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprintf(w, "<html><head><title>Page %s</title></head><body><h1>Page</h1><p>The page at %s explains things at length.</p></body></html>", r.URL.Path, r.URL.Path)
-	})
-	s.srv = httptest.NewServer(mux)
-	t.Cleanup(s.srv.Close)
-	return s
-}
-
-func TestWorkerCrashMidRunLosesNothingAndRepeatsNoCompletedSearch(t *testing.T) {
-	search := newSlowSearch(t, 1500*time.Millisecond)
-	s := newStack(t, "SATED_SEARXNG_URL="+search.srv.URL, "SATED_FETCH_ALLOW=127.0.0.1")
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-	defer cancel()
-	first := s.startWorker("worker-1")
-	out, errOut, err := s.starterRun(ctx, "research", "Which loopback results describe the crash recovery path?",
-		"--provider", "searxng", "--strategy", "fixed", "--rounds", "5", "--no-cache", "--detach")
-	if err != nil {
-		t.Fatalf("start: %v\n%s", err, errOut)
-	}
-	id := strings.TrimSpace(out)
-	// kill the worker while the third search is in flight at the provider
-	for n := range search.inFlight {
-		if n == 3 {
-			break
-		}
-	}
-	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	first.Wait()
-	s.startWorker("worker-2")
-
-	c := s.client()
-	var rep workflows.ResearchReport
-	if err := c.GetWorkflow(ctx, id, "").Get(ctx, &rep); err != nil {
-		t.Fatalf("run did not complete after the crash: %v", err)
-	}
-	if len(rep.Rounds) != 5 {
-		t.Fatalf("want 5 rounds, got %d", len(rep.Rounds))
-	}
-	for _, r := range rep.Rounds {
-		if r.Decision == workflows.DecisionSearchError {
-			t.Errorf("round %d failed: %s", r.Round, r.Note)
-		}
-	}
-
-	// every completed search ran exactly once, across both worker processes
-	f, err := os.Open(filepath.Join(s.dir, "journal.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	runs := map[string]int{}
-	pids := map[float64]bool{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var e map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatal(err)
-		}
-		if e["activity"] != "Search" || e["workflow_id"] != id {
-			continue
-		}
-		runs[fmt.Sprint(e["run_id"], "/", e["activity_id"])]++
-		pids[e["pid"].(float64)] = true
-	}
-	for k, n := range runs {
-		if n != 1 {
-			t.Errorf("search activity %s completed %d times", k, n)
-		}
-	}
-	done := completedActivities(history(t, c, id, ""))
-	if done["Search"] != len(runs) {
-		t.Errorf("history has %d completed searches, the workers completed %d", done["Search"], len(runs))
-	}
-	if len(pids) != 2 {
-		t.Errorf("want searches completed by both workers (before and after the crash), got %d processes", len(pids))
-	}
-	if got := int(search.arrived.Load()); got != len(runs)+1 {
-		t.Errorf("provider saw %d searches: want %d completed plus the one lost in the crash", got, len(runs))
 	}
 }
 

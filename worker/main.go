@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	tlog "go.temporal.io/sdk/log"
 
@@ -45,16 +46,24 @@ func main() {
 	}
 }
 
-// fileJournal appends one JSON line per completed activity; the crash test reads it.
+// fileJournal appends one JSON line per started and per completed activity; the reliability
+// tests read it.
 type fileJournal struct {
 	mu sync.Mutex
 	f  *os.File
 }
 
+func (j *fileJournal) Started(ctx context.Context, name string) { j.write(ctx, "started", name, "") }
+
 func (j *fileJournal) Completed(ctx context.Context, name, detail string) {
+	j.write(ctx, "completed", name, detail)
+}
+
+func (j *fileJournal) write(ctx context.Context, event, name, detail string) {
 	info := activity.GetInfo(ctx)
-	line, _ := json.Marshal(map[string]any{"activity": name, "detail": detail, "workflow_id": info.WorkflowExecution.ID,
-		"run_id": info.WorkflowExecution.RunID, "activity_id": info.ActivityID, "attempt": info.Attempt, "pid": os.Getpid()})
+	line, _ := json.Marshal(map[string]any{"event": event, "activity": name, "detail": detail, "workflow_id": info.WorkflowExecution.ID,
+		"run_id": info.WorkflowExecution.RunID, "activity_id": info.ActivityID, "attempt": info.Attempt, "pid": os.Getpid(),
+		"at": time.Now().UnixMilli()})
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.f.Write(append(line, '\n'))
@@ -150,12 +159,16 @@ func (cl *clients) open(ctx context.Context, env config.Env, serveMemory bool) e
 		cl.deps.Model = cl.model
 	}
 	if p := env.ActivityJournal; p != "" {
+		holds, err := activities.ParseHolds(env.ActivityHold)
+		if err != nil {
+			return err
+		}
 		f, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
 			return fmt.Errorf("activity journal %s: %w", p, err)
 		}
 		cl.closers = append(cl.closers, f.Close)
-		cl.interceptors = append(cl.interceptors, activities.NewJournalInterceptor(&fileJournal{f: f}))
+		cl.interceptors = append(cl.interceptors, activities.NewJournalInterceptor(&fileJournal{f: f}, holds))
 	}
 	if !serveMemory {
 		return nil

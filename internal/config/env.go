@@ -36,9 +36,12 @@ type Env struct {
 	FetchAllow    []string // SATED_FETCH_ALLOW, comma list: hosts or CIDRs the fetcher may reach although private
 	FetchTimeout  time.Duration
 
-	// ActivityJournal (SATED_ACTIVITY_JOURNAL) is a test hook: the file the crash test reads
-	// completed activities from. Empty in a deployment.
+	// ActivityJournal (SATED_ACTIVITY_JOURNAL) is a test hook: the file the reliability tests
+	// read started and completed activities from. Empty in a deployment.
 	ActivityJournal string
+	// ActivityHold (SATED_ACTIVITY_HOLD, with the journal only) is a test hook: activities held
+	// before or after their work so a test can kill the worker then (activities.ParseHolds).
+	ActivityHold string
 	// LogLevel (SATED_LOG_LEVEL: debug, info, warn or error; default info) is the worker's
 	// log level; debug logs every activity the SDK runs.
 	LogLevel slog.Level
@@ -98,6 +101,7 @@ func fromLookup(lookup func(string) string) (Env, error) {
 		BraveURL:          getenv("SATED_BRAVE_URL", ""),
 		FetchAllow:        splitList(getenv("SATED_FETCH_ALLOW", "")),
 		ActivityJournal:   getenv("SATED_ACTIVITY_JOURNAL", ""),
+		ActivityHold:      getenv("SATED_ACTIVITY_HOLD", ""),
 		vars:              vars,
 	}
 	var err error
