@@ -19,7 +19,7 @@ BENCH ?= .
 BENCHTIME ?= 500ms
 WORKFLOWCHECK_VERSION ?= v0.6.0
 
-.PHONY: help tools build test bench run stop clean lint
+.PHONY: help tools build test bench soak run stop clean lint
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z]+:.*## / {printf "  make %-7s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -48,6 +48,11 @@ bench: tools ## benchmarks with the test services; output also in .sated/bench.t
 	bash scripts/services.sh run temporal ollama -- \
 		env $(TEST_ENV) go test -run '^$$' -bench '$(BENCH)' -benchtime $(BENCHTIME) -benchmem \
 		-timeout 30m $(PKGS) | tee .sated/bench.txt
+
+soak: tools ## the long reliability suite: 20 random worker kills, a dev-server restart, 50 concurrent runs; output also in .sated/soak.txt
+	@mkdir -p .sated
+	bash scripts/services.sh run temporal -- \
+		env $(TEST_ENV) SATED_SOAK=1 go test ./worker -run 'Soak' -count=1 -v -timeout 40m | tee .sated/soak.txt | grep -E '^(=== RUN|--- |\s+\S+\.go:[0-9]+: SOAK|PASS|FAIL|ok)'
 
 run: build ## Temporal + worker, index CORPUS, research Q, print the report and the UI link
 	@bash scripts/install-temporal.sh

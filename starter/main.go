@@ -63,7 +63,7 @@ func dialTemporal(ctx context.Context, env config.Env) (client.Client, error) {
 }
 
 func printUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: starter COMMAND [flags]")
+	fmt.Fprintln(w, "usage: starter [-v] COMMAND [flags]")
 	fmt.Fprintln(w, "")
 	names := make([]string, 0, len(commands))
 	for n := range commands {
@@ -74,7 +74,7 @@ func printUsage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "")
-	fmt.Fprintln(w, "Run 'starter COMMAND -h' for a command's flags. Environment: TEMPORAL_ADDRESS, SATED_DATA_DIR, OLLAMA_HOST, MEILI_URL (see README).")
+	fmt.Fprintln(w, "-v prints errors with their Temporal detail. Run 'starter COMMAND -h' for a command's flags. Environment: TEMPORAL_ADDRESS, SATED_DATA_DIR, OLLAMA_HOST, MEILI_URL (see README).")
 }
 
 func main() {
@@ -82,6 +82,10 @@ func main() {
 }
 
 func run(args []string) int {
+	verbose := false
+	for len(args) > 0 && (args[0] == "-v" || args[0] == "--verbose") {
+		verbose, args = true, args[1:]
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		printUsage(stdout)
 		if len(args) == 0 {
@@ -107,8 +111,16 @@ func run(args []string) int {
 		if errors.Is(err, errHelpShown) || errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
-		msg := strings.TrimSpace(err.Error())
-		fmt.Fprintf(stderr, "starter %s: %s\n", args[0], msg)
+		raw := strings.TrimSpace(err.Error())
+		msg := strings.TrimSpace(readable(err))
+		switch {
+		case verbose && msg != raw:
+			fmt.Fprintf(stderr, "starter %s: %s\n  detail: %s\n", args[0], msg, raw)
+		case msg != raw:
+			fmt.Fprintf(stderr, "starter %s: %s ('starter -v %s ...' shows the Temporal detail)\n", args[0], msg, args[0])
+		default:
+			fmt.Fprintf(stderr, "starter %s: %s\n", args[0], msg)
+		}
 		var ue usageError
 		if errors.As(err, &ue) {
 			return 2
