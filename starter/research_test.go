@@ -134,8 +134,11 @@ func TestWorkflowIDIsASCIIForAnyQuestion(t *testing.T) {
 		"Qu'est-ce que l'analyse sémantique latente ?": "research-quest-ce-que-lanalyse-semantique-",
 		"Wofür braucht man einen Index?":               "research-wofur-braucht-man-einen-index-",
 		"如何在 SQLite 中使用全文搜索？":                          "research-sqlite-",
-		"Как работает сборщик мусора в Go?":            "research-go-",
+		"Как работает сборщик мусора в Go?":            "research-kak-rabotaet-sborshchik-musora-go-",
 		"ما هو نموذج الذاكرة؟":                         "research-question-",
+		"Πώς λειτουργεί η μνήμη;":                      "research-pos-leitourgei-mnimi-",
+		"स्मृति मॉडल क्या है?":                         "research-question-",
+		"メモリモデルとは何ですか？":                                "research-question-",
 	} {
 		id := WorkflowID(workflows.ResearchRequest{Question: q})
 		if !strings.HasPrefix(id, want) {

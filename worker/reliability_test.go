@@ -93,6 +93,12 @@ func (s *slowSearch) answers() map[string]int {
 // repeatedAnswers counts the provider requests that asked again for a search the provider had
 // already answered: answers beyond the completed Search activities for the same query.
 func repeatedAnswers(answers map[string]int, entries []journalEntry) int {
+	n, _ := repeatedQueries(answers, entries)
+	return n
+}
+
+// repeatedQueries is repeatedAnswers with the queries asked again.
+func repeatedQueries(answers map[string]int, entries []journalEntry) (int, []string) {
 	searches := map[string]map[string]bool{}
 	for _, e := range entries {
 		if e.Event != "completed" || e.Activity != "Search" {
@@ -104,12 +110,15 @@ func repeatedAnswers(answers map[string]int, entries []journalEntry) int {
 		searches[e.Detail][e.key()] = true
 	}
 	n := 0
+	var qs []string
 	for q, a := range answers {
 		if extra := a - len(searches[q]); extra > 0 {
 			n += extra
+			qs = append(qs, fmt.Sprintf("%q answered %d times for %d searches", q, a, len(searches[q])))
 		}
 	}
-	return n
+	sort.Strings(qs)
+	return n, qs
 }
 
 // journalEntry is one line of the worker's activity journal (SATED_ACTIVITY_JOURNAL).

@@ -65,7 +65,21 @@ func TestSoakRandomKills(t *testing.T) {
 					continue
 				}
 				id := strings.TrimSpace(out)
-				time.Sleep(time.Duration(300+rng.Intn(4700)) * time.Millisecond)
+				// kill just after the k-th activity of the run started: always inside the run
+				k := 1 + rng.Intn(12)
+				for started, done := 0, false; started < k && !done && ctx.Err() == nil; time.Sleep(20 * time.Millisecond) {
+					started = 0
+					for _, e := range readJournal(t, s.journal()) {
+						if e.WorkflowID != id {
+							continue
+						}
+						if e.Event == "started" {
+							started++
+						}
+						done = done || (e.Event == "completed" && e.Activity == "RememberRun")
+					}
+				}
+				time.Sleep(time.Duration(rng.Intn(400)) * time.Millisecond)
 				dead := w.Process.Pid
 				killed := kill(t, w)
 				w = s.startWorker(fmt.Sprintf("lane%d-worker-%d", lane, n+1))
@@ -87,9 +101,13 @@ func TestSoakRandomKills(t *testing.T) {
 				}
 				mu.Unlock()
 			}
+			n, qs := repeatedQueries(search.answers(), readJournal(t, s.journal()))
 			mu.Lock()
-			repeats += repeatedAnswers(search.answers(), readJournal(t, s.journal()))
+			repeats += n
 			mu.Unlock()
+			for _, q := range qs {
+				t.Logf("lane %d: %s", lane, q)
+			}
 		}(lane)
 	}
 	wg.Wait()

@@ -191,7 +191,7 @@ func optionalTemperature(name, v string) (*float64, error) {
 		return nil, nil
 	}
 	t, err := strconv.ParseFloat(v, 64)
-	if err != nil || t < 0 || t > 2 {
+	if err != nil || !(t >= 0 && t <= 2) { // NaN fails every comparison
 		return nil, badValue(name, v, "not a number in [0,2]")
 	}
 	return &t, nil

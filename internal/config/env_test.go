@@ -76,6 +76,8 @@ func TestFromEnvBadValuesNameTheVariable(t *testing.T) {
 		{"SATED_EMBEDDER_NUM_CTX", "-1", `SATED_EMBEDDER_NUM_CTX="-1": not a non-negative integer`},
 		{"SATED_PRODUCER_TEMPERATURE", "2.5", `SATED_PRODUCER_TEMPERATURE="2.5": not a number in [0,2]`},
 		{"SATED_VISION_TEMPERATURE", "hot", `SATED_VISION_TEMPERATURE="hot": not a number in [0,2]`},
+		{"SATED_PLANNER_TEMPERATURE", "NaN", `SATED_PLANNER_TEMPERATURE="NaN": not a number in [0,2]`},
+		{"SATED_PLANNER_TEMPERATURE", "Inf", `SATED_PLANNER_TEMPERATURE="Inf": not a number in [0,2]`},
 	}
 	for _, c := range cases {
 		_, err := fromLookup(lookupIn(map[string]string{c.name: c.value}))

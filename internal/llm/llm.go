@@ -525,7 +525,7 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 			{"NUM_CTX", func(v string) error { return atoiInto(v, &st.sc.NumCtx) }},
 			{"TEMPERATURE", func(v string) error {
 				t, err := strconv.ParseFloat(v, 64)
-				if err != nil || t < 0 || t > 2 {
+				if err != nil || !(t >= 0 && t <= 2) { // NaN fails every comparison
 					return fmt.Errorf("want a number in [0,2]")
 				}
 				st.sc.Temperature = t
