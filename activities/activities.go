@@ -81,9 +81,12 @@ func promptSources(rs []search.Result) []llm.PromptSource {
 // retry policy for model activities allows exactly this many.
 const ModelAttempts = 3
 
-// lastAttemptDown says whether a model error should end in the deterministic fallback: Temporal
-// has retried the stage as often as the workflow allows, so a run never fails because of its
-// model. The reason names host and model (the llm errors carry both).
+// lastAttemptDown is the one policy every model stage follows when its model call fails
+// (unreachable, missing model, timeout, error): return the error while Temporal has retries left,
+// and on the last attempt (ModelAttempts, which every model stage's retry policy allows) fall
+// back to the stage's deterministic path with this reason recorded, so a run never fails because
+// of its model. A model that answers but unusably (after repair) falls back at once: retrying
+// the same prompt rarely mends it. The reason names host and model (the llm errors carry both).
 func lastAttemptDown(ctx context.Context, err error) (string, bool) {
 	if ctx.Err() != nil || activity.GetInfo(ctx).Attempt < ModelAttempts {
 		return "", false

@@ -141,6 +141,11 @@ func (a *HarnessActivities) HarnessScoreRun(ctx context.Context, in HarnessScore
 		return nil
 	})
 	if err != nil {
+		if reason, ok := lastAttemptDown(ctx, err); ok {
+			out := HarnessAuditors(in, nil)
+			out.JudgeNote = "model judge: " + reason
+			return out, nil
+		}
 		return HarnessScoreOutput{}, fmt.Errorf("model judge: %w", err)
 	}
 	if outcome.Fallback {
@@ -218,8 +223,11 @@ func (a *HarnessActivities) HarnessPropose(ctx context.Context, in HarnessPropos
 		return nil
 	})
 	if err != nil {
-		det.Note = "model proposer failed, used deterministic proposals: " + err.Error()
-		return det, nil
+		if reason, ok := lastAttemptDown(ctx, err); ok {
+			det.Note = "model proposer: " + reason
+			return det, nil
+		}
+		return HarnessProposeOutput{}, fmt.Errorf("model proposer: %w", err)
 	}
 	if outcome.Fallback {
 		det.Note = "model gave no valid proposal, used deterministic proposals: " + outcome.Reason

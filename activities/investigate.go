@@ -174,6 +174,9 @@ func (a *Activities) PlanInvestigation(ctx context.Context, in InvestigationPlan
 	outcome, u, err := a.model.GenerateJSON(ctx, llm.Planner, "You plan investigations: tasks, hypotheses and the sources to search them. Answer with one JSON object only.",
 		b.String(), investigationPlanSchema, &got, func() error { return validateInvestigationPlan(got.Tasks, in.Question, in.Sources) })
 	if err != nil {
+		if reason, ok := lastAttemptDown(ctx, err); ok {
+			return det(reason, u)
+		}
 		return InvestigationPlanOutput{}, err
 	}
 	if outcome.Fallback {
@@ -221,10 +224,10 @@ func (a *Activities) DecideSourceQuery(ctx context.Context, in SourceDecisionInp
 	outcome, u, err := a.model.GenerateJSON(ctx, llm.Planner, investigate.DecisionSystem, investigate.DecisionPrompt(c),
 		investigate.DecisionSchema, &d, func() error { return d.Validate(c) })
 	if err != nil {
-		if llm.IsUnavailable(err) || llm.IsModelMissing(err) {
-			return SourceDecisionOutput{}, err // Temporal retries; the workflow falls back after that
+		if reason, ok := lastAttemptDown(ctx, err); ok {
+			return heuristic(reason, u)
 		}
-		return heuristic("model call failed: "+err.Error(), u)
+		return SourceDecisionOutput{}, err
 	}
 	if outcome.Fallback {
 		return heuristic("model decision unusable: "+outcome.Reason, u)

@@ -293,3 +293,23 @@ func TestBadInvestigationIsNonRetryable(t *testing.T) {
 		require.Zero(t, h.providers["corpus"].calls())
 	}
 }
+
+// The model policy holds in investigation mode as in research: a model that is down is retried
+// as often as the stage allows, then the deterministic planner and the heuristic take over and
+// the investigation completes, with the reason recorded.
+func TestInvestigationWithItsModelDownFallsBackAfterRetries(t *testing.T) {
+	model := &downModel{}
+	p := &invProvider{name: "corpus", pool: 40, per: 5}
+	h := newInvHarness(t, p)
+	h.env = h.NewTestWorkflowEnvironment()
+	h.env.SetTestTimeout(time.Minute)
+	h.env.RegisterWorkflow(InvestigationWorkflow)
+	h.env.RegisterWorkflow(SourceLoopWorkflow)
+	h.env.RegisterActivity(activities.NewActivities(activities.Deps{
+		Providers: map[string]search.Provider{"corpus": p}, Model: model, ReportDir: t.TempDir()}))
+	rep := h.run(t, InvestigationRequest{Question: invQuestion, Sources: []string{"corpus"}, Breadcrumbs: intp(0), Entities: intp(0)})
+	all := strings.Join(rep.Fallbacks, "\n")
+	require.Contains(t, all, "investigation plan: model unavailable after 3 attempts")
+	require.NotEmpty(t, rep.Findings)
+	require.GreaterOrEqual(t, model.attempts, 3, "the plan was retried before falling back")
+}

@@ -72,7 +72,7 @@ var (
 	harnessModelOptions = workflow.ActivityOptions{
 		StartToCloseTimeout: 5 * time.Minute,
 		HeartbeatTimeout:    heartbeat,
-		RetryPolicy:         retryPolicy(2*time.Second, 0, 3),
+		RetryPolicy:         retryPolicy(2*time.Second, 0, activities.ModelAttempts),
 	}
 	harnessClientOptions = workflow.ActivityOptions{
 		StartToCloseTimeout: time.Minute,
