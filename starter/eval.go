@@ -296,7 +296,8 @@ func evalOne(ctx context.Context, c client.Client, env config.Env, strategy stri
 	id := "eval-" + strategy + "-" + strings.TrimPrefix(WorkflowID(req), "research-")
 	r := EvalRun{Strategy: strategy, QuestionID: q.ID, WorkflowID: id, Complex: strings.HasPrefix(q.ID, "c-")}
 	opts := client.StartWorkflowOptions{ID: id, TaskQueue: env.TaskQueue,
-		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE}
+		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+		StaticSummary:         uiSummary("eval "+strategy+": ", q.Question)}
 	start := time.Now()
 	var findings, evidence string
 	if strategy == StrategyBM25 {

@@ -78,3 +78,12 @@ var translit = func() map[rune]string {
 	}
 	return m
 }()
+
+// uiSummary is a run's one-line summary in the Temporal UI's workflow list: what it asked.
+func uiSummary(prefix, question string) string {
+	q := strings.Join(strings.Fields(question), " ")
+	if r := []rune(q); len(r) > 200 {
+		q = string(r[:199]) + "…"
+	}
+	return prefix + q
+}

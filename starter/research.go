@@ -211,6 +211,7 @@ func researchCmd(ctx context.Context, env config.Env, args []string) error {
 		ID: id, TaskQueue: env.TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+		StaticSummary:            uiSummary(researchLabel(req), req.Question),
 	}, workflows.ResearchWorkflowName, req)
 	if err != nil {
 		return fmt.Errorf("start %s: %w", id, err)
@@ -412,4 +413,12 @@ func stopCmd(ctx context.Context, env config.Env, args []string) error {
 	}
 	fmt.Fprintf(stdout, "asked %s to stop searching; it will write its report with what it has\n", args[0])
 	return nil
+}
+
+// researchLabel prefixes a run's UI summary: its mode and a strategy other than the default.
+func researchLabel(req workflows.ResearchRequest) string {
+	if st := req.Config.Strategy; st != "" && st != config.StrategySaturation {
+		return "research (" + st + "): "
+	}
+	return "research: "
 }

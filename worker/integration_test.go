@@ -23,6 +23,7 @@ import (
 	"go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/sated-dev/sated/internal/eval"
@@ -233,6 +234,38 @@ func TestFullRunOverGoDocs(t *testing.T) {
 	// the recorded history replays without nondeterminism
 	c := s.client()
 	h := history(t, c, rep.WorkflowID, "")
+
+	// the Temporal UI reads as the story: the run's summary is its question, and each activity
+	// in the timeline says what it did
+	desc, err := c.DescribeWorkflowExecution(ctx, rep.WorkflowID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var summary string
+	if p := desc.GetExecutionConfig().GetUserMetadata().GetSummary(); p != nil {
+		converter.GetDefaultDataConverter().FromPayload(p, &summary)
+	}
+	if summary != "research: "+q {
+		t.Errorf("workflow summary %q, want the question", summary)
+	}
+	searches := 0
+	for _, e := range h.Events {
+		a := e.GetActivityTaskScheduledEventAttributes()
+		if a == nil || a.ActivityType.GetName() != "Search" {
+			continue
+		}
+		var sum string
+		if p := e.GetUserMetadata().GetSummary(); p != nil {
+			converter.GetDefaultDataConverter().FromPayload(p, &sum)
+		}
+		if !strings.HasPrefix(sum, "search corpus: ") {
+			t.Errorf("search activity summary %q", sum)
+		}
+		searches++
+	}
+	if searches == 0 {
+		t.Error("no search in the history")
+	}
 	replayer := worker.NewWorkflowReplayer()
 	replayer.RegisterWorkflow(workflows.ResearchWorkflow)
 	if err := replayer.ReplayWorkflowHistory(nil, h); err != nil {

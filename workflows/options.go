@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"fmt"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -80,6 +81,21 @@ var (
 		RetryPolicy:         retryPolicy(time.Second, 30*time.Second, 10),
 	}
 )
+
+// summarized gives an activity a one-line summary for the Temporal UI's timeline ("search: ...",
+// "novelty round 3"), so the event history reads as the run's story. Summaries are metadata:
+// replay does not compare them.
+func summarized(o workflow.ActivityOptions, format string, a ...any) workflow.ActivityOptions {
+	s := fmt.Sprintf(format, a...)
+	if r := []rune(s); len(r) > maxSummary {
+		s = string(r[:maxSummary-1]) + "…"
+	}
+	o.Summary = s
+	return o
+}
+
+// maxSummary bounds an activity summary, in characters.
+const maxSummary = 160
 
 // memoryOptions put a run's memory activities on the memory worker's own queue; a missing
 // memory worker costs a minute, never the run.

@@ -172,7 +172,7 @@ func (r *run) planResearch(ctx workflow.Context, task string, prior []research.P
 	for _, p := range prior {
 		known = append(known, p.Fact)
 	}
-	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, r.modelOrLocal()), researchActs.PlanResearch,
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, summarized(r.modelOrLocal(), "plan the queries")), researchActs.PlanResearch,
 		activities.PlanInput{Question: task, KnownFacts: known, UseModel: r.caps.Planner && r.canSpend(jsonStageCalls),
 			Provider: r.cfg.Provider}).Get(ctx, &planned); err != nil {
 		return Plan{}, err
@@ -203,7 +203,7 @@ func (r *run) synthesize(ctx workflow.Context, task string, p Plan, prior []rese
 		in.Notes = r.progress.Notes
 	}
 	var out activities.SynthesizeOutput
-	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, synthOptions), researchActs.Synthesize, in).Get(ctx, &out); err != nil {
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, summarized(synthOptions, "write the report from %d sources", len(r.sources))), researchActs.Synthesize, in).Get(ctx, &out); err != nil {
 		return ResearchReport{}, err
 	}
 	r.addUsage(out.Usage)
@@ -414,7 +414,7 @@ func (r *run) nextQuery(ctx workflow.Context, task string, p Plan, round int) (q
 		query, source = p.SearchQueries[round-1], "plan"
 	} else {
 		var gap activities.GapQueryOutput
-		err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, r.modelOrLocal()), researchActs.PlanQuery,
+		err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, summarized(r.modelOrLocal(), "gap query for round %d", round)), researchActs.PlanQuery,
 			activities.GapQueryInput{Question: task, Knowledge: r.knowledge, Previous: r.asked,
 				UseModel: r.caps.Planner && r.canSpend(jsonStageCalls), Aspects: r.aspects,
 				Evidence: r.evidence(), Provider: r.cfg.Provider}).Get(ctx, &gap)
@@ -555,7 +555,7 @@ func (r *run) pushRound(rec research.Round) {
 func (r *run) searchOnce(ctx workflow.Context, query string) (activities.SearchOutput, error) {
 	var out activities.SearchOutput
 	r.calls++
-	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, searchOptions), researchActs.Search,
+	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, summarized(searchOptions, "search %s: %s", r.cfg.Provider, query)), researchActs.Search,
 		activities.SearchInput{Provider: r.cfg.Provider, Query: query, Question: r.req.Question,
 			Limit: r.cfg.ResultsPerQuery, NoCache: r.cfg.NoCache}).Get(ctx, &out)
 	return out, err
@@ -645,7 +645,7 @@ func (r *run) score(ctx workflow.Context, fresh []search.Result) (float64, strin
 		}
 	}
 	var out activities.NoveltyOutput
-	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), researchActs.AssessNovelty, in).Get(ctx, &out); err != nil {
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, summarized(opts, "novelty of round %d (%s)", len(r.progress.Rounds)+1, method)), researchActs.AssessNovelty, in).Get(ctx, &out); err != nil {
 		return 0, "", err
 	}
 	r.addUsage(out.Usage)
@@ -658,7 +658,7 @@ func (r *run) score(ctx workflow.Context, fresh []search.Result) (float64, strin
 func (r *run) compress(ctx workflow.Context, task string, fresh []search.Result) error {
 	var out activities.CompressOutput
 	useModel := r.caps.Producer && r.canSpend(jsonStageCalls)
-	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, r.modelOrLocal()), researchActs.CompressKnowledge,
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, summarized(r.modelOrLocal(), "compress knowledge after round %d", len(r.progress.Rounds)+1)), researchActs.CompressKnowledge,
 		activities.CompressInput{Question: task, Knowledge: r.knowledge, Results: fresh, Cap: r.cfg.KnowledgeCap,
 			UseModel: useModel}).Get(ctx, &out); err != nil {
 		return err
