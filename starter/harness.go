@@ -126,7 +126,22 @@ func harnessStatusCmd(ctx context.Context, env config.Env, args []string) error 
 		return harnessJSON(stdout, st)
 	}
 	harnessPrintStatus(stdout, st)
+	if every, ok := harnessScheduleInterval(ctx, c); ok {
+		fmt.Fprintf(stdout, "schedule: a cycle every %s\n", every)
+		if w := harness.ScheduleWarning(every); w != "" {
+			fmt.Fprintln(stdout, w)
+		}
+	}
 	return nil
+}
+
+// harnessScheduleInterval is the cycle schedule's interval; ok is false without a schedule.
+func harnessScheduleInterval(ctx context.Context, c client.Client) (time.Duration, bool) {
+	d, err := c.ScheduleClient().GetHandle(ctx, harnessScheduleID).Describe(ctx)
+	if err != nil || d.Schedule.Spec == nil || len(d.Schedule.Spec.Intervals) == 0 {
+		return 0, false
+	}
+	return d.Schedule.Spec.Intervals[0].Every, true
 }
 
 // harnessInitCmd creates harness v1 from a question set, unless a harness exists.
@@ -318,6 +333,9 @@ func harnessScheduleCmd(ctx context.Context, env config.Env, args []string) erro
 			verb = "created"
 		}
 		fmt.Fprintf(stdout, "schedule %s %s: a harness cycle every %s\n", harnessScheduleID, verb, *every)
+		if w := harness.ScheduleWarning(*every); w != "" {
+			fmt.Fprintln(stdout, w)
+		}
 		return nil
 	}
 	if err := harnessScheduleAction(ctx, c, action); err != nil {

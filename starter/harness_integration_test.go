@@ -155,6 +155,9 @@ func TestHarnessOnDevServer(t *testing.T) {
 	if again, err := harnessSchedule(ctx, c, tq, 2*time.Hour); err != nil || again {
 		t.Fatalf("second create: %v %v", again, err)
 	}
+	if every, ok := harnessScheduleInterval(ctx, c); !ok || every != 2*time.Hour {
+		t.Fatalf("schedule interval %v %v, want the updated 2h", every, ok)
+	}
 	for _, a := range []string{"pause", "resume", "trigger"} {
 		if err := harnessScheduleAction(ctx, c, a); err != nil {
 			t.Fatalf("schedule %s: %v", a, err)

@@ -62,6 +62,11 @@ func SaturationMonitorWorkflow(ctx workflow.Context, in MonitorInput) error {
 	return workflow.NewContinueAsNewError(ctx, SaturationMonitorWorkflowName, MonitorInput{State: *m.st, RecordsPerRun: in.RecordsPerRun, Expansion: in.Expansion})
 }
 
+// keepHistoryChange: from version 1 the monitor keeps the last harness.Window cycles whatever
+// their age (before, cycles older than 90 days were dropped, so sparse schedules never filled
+// the window and the monitor never decided anything).
+const keepHistoryChange = "keep-history-window"
+
 // record scores one cycle and acts on the decision. State changes happen before the only
 // blocking call (starting an expansion), so concurrent records cannot interleave them.
 func (m *monitor) record(ctx workflow.Context, metrics harness.Metrics) (harness.CycleResult, error) {
@@ -81,7 +86,11 @@ func (m *monitor) record(ctx workflow.Context, metrics harness.Metrics) (harness
 	snap := harness.Snapshot{Cycle: st.Cycles, At: now, Metrics: metrics}
 	window := harness.Recent(append(append([]harness.Snapshot(nil), st.Snapshots...), snap))
 	snap.Breakdown = harness.Score(metrics, harness.Deltas(window))
-	st.Snapshots = harness.Prune(append(st.Snapshots, snap), now)
+	if workflow.GetVersion(ctx, keepHistoryChange, workflow.DefaultVersion, 1) >= 1 {
+		st.Snapshots = harness.KeepHistory(append(st.Snapshots, snap), now)
+	} else {
+		st.Snapshots = harness.Prune(append(st.Snapshots, snap), now)
+	}
 	agg := harness.AggregateOf(st.Snapshots)
 	res := harness.CycleResult{Cycle: st.Cycles, Breakdown: snap.Breakdown, Aggregate: agg, Decision: harness.Decide(agg)}
 	if metrics.MeanScore != nil {

@@ -196,10 +196,10 @@ func TestMonitorContinuesRetainsAndRejects(t *testing.T) {
 		}
 	}
 	st := run.status
-	// Records land on days 10..140 (bad on day 70, duplicate on day 100); on day 140 the 90-day
-	// cut is day 50, leaving the cycles of days 50, 60, 80, 90, 110, 120, 130 and 140.
-	if st.Cycles != 12 || st.Snapshots != 8 {
-		t.Errorf("cycles %d snapshots %d: want 12 cycles and 8 snapshots kept", st.Cycles, st.Snapshots)
+	// Records land on days 10..140 (bad on day 70, duplicate on day 100). The last 20 cycles are
+	// kept whatever their age (before keep-history-window, the 90-day cut left 8 of them).
+	if st.Cycles != 12 || st.Snapshots != 12 {
+		t.Errorf("cycles %d snapshots %d: want 12 cycles and all 12 snapshots kept", st.Cycles, st.Snapshots)
 	}
 	if st.LastMeanScore == nil || *st.LastMeanScore != 0.42 {
 		t.Errorf("last mean score %v", st.LastMeanScore)
@@ -223,3 +223,21 @@ func (hxQuietLogger) Debug(string, ...any) {}
 func (hxQuietLogger) Info(string, ...any)  {}
 func (hxQuietLogger) Warn(string, ...any)  {}
 func (hxQuietLogger) Error(string, ...any) {}
+
+// Cycles 14 days apart (slower than the 90-day retention allows ten of) still fill the window:
+// the monitor keeps the last 20 recorded cycles whatever their age, so ten HIGH cycles call for
+// an expansion as they do on a daily schedule.
+func TestMonitorSparseScheduleStillDecides(t *testing.T) {
+	ms := hxMetrics(14, hxSaturated, nil)
+	run := hxFeed(t, MonitorInput{}, 14*24*time.Hour, ms, nil)
+	r10 := run.results[9]
+	if r10.Aggregate.Cycles != 10 || r10.Decision != harness.DecisionExpansion {
+		t.Fatalf("cycle 10 of a 14-day schedule: window %d, decision %s; want 10 cycles and an expansion", r10.Aggregate.Cycles, r10.Decision)
+	}
+	if len(run.expansion) != 1 {
+		t.Errorf("want one expansion, got %d", len(run.expansion))
+	}
+	if got := run.results[13].Aggregate.Cycles; got != 14 {
+		t.Errorf("cycle 14: window %d, want 14", got)
+	}
+}

@@ -40,8 +40,12 @@ const (
 	HighStreak     = 10
 	// ReviewAverage is the rolling average that, rising, flags the state for a person.
 	ReviewAverage = 0.70
-	// Retention is how long per-cycle snapshots are kept.
+	// Retention is how long per-cycle snapshots beyond the last Window are kept; the last Window
+	// are kept whatever their age, so a sparse schedule still fills the window.
 	Retention = 90 * 24 * time.Hour
+	// DetectionBound is the longest the monitor should take to call for an expansion of a harness
+	// that has become too easy; schedules slower than that get a warning (ScheduleWarning).
+	DetectionBound = 30 * 24 * time.Hour
 )
 
 // Level is the saturation level of one cycle.
@@ -321,7 +325,45 @@ func Decide(a Aggregate) Decision {
 	}
 }
 
-// Prune drops snapshots older than Retention before now, keeping order.
+// KeepHistory keeps the last Window snapshots whatever their age, and older ones while they are
+// younger than Retention, in order: the aggregate always sees the last Window recorded cycles,
+// however far apart they were.
+func KeepHistory(snaps []Snapshot, now time.Time) []Snapshot {
+	keep := len(snaps) - Window
+	if keep <= 0 {
+		return append([]Snapshot(nil), snaps...)
+	}
+	older := Prune(snaps[:keep], now)
+	return append(older, snaps[keep:]...)
+}
+
+// DetectionDelay is how long a harness that has become too easy waits for its first expansion
+// when cycles come every interval: HighStreak consecutive HIGH cycles (MinCycles is fewer).
+func DetectionDelay(interval time.Duration) time.Duration {
+	return time.Duration(max(HighStreak, MinCycles)) * interval
+}
+
+// ScheduleWarning is what to tell someone whose cycle interval makes detection slower than
+// DetectionBound; empty when it does not.
+func ScheduleWarning(interval time.Duration) string {
+	if interval <= 0 || DetectionDelay(interval) <= DetectionBound {
+		return ""
+	}
+	return fmt.Sprintf("warning: with a cycle every %s, a harness that has become too easy is detected after %d cycles, %s; "+
+		"the bound is %s: schedule cycles at least every %s", days(interval), max(HighStreak, MinCycles), days(DetectionDelay(interval)),
+		days(DetectionBound), days(DetectionBound/time.Duration(max(HighStreak, MinCycles))))
+}
+
+// days renders a duration in days when it is one or more, else as Go does.
+func days(d time.Duration) string {
+	if d >= 24*time.Hour {
+		return fmt.Sprintf("%.3g days", d.Hours()/24)
+	}
+	return d.String()
+}
+
+// Prune drops snapshots older than Retention before now, keeping order. Kept for histories
+// recorded before KeepHistory; new cycles use KeepHistory.
 func Prune(snaps []Snapshot, now time.Time) []Snapshot {
 	cut := now.Add(-Retention)
 	i := sort.Search(len(snaps), func(i int) bool { return !snaps[i].At.Before(cut) })

@@ -211,3 +211,48 @@ func BenchmarkRecordMath(b *testing.B) {
 		Decide(AggregateOf(Prune(s, now)))
 	}
 }
+
+func TestKeepHistory(t *testing.T) {
+	now := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	var in []Snapshot
+	for i := 0; i < 30; i++ { // one cycle a month, the last one now
+		in = append(in, Snapshot{Cycle: i + 1, At: now.Add(-time.Duration(29-i) * 30 * 24 * time.Hour)})
+	}
+	out := KeepHistory(in, now)
+	if len(out) != Window || out[0].Cycle != 11 || out[Window-1].Cycle != 30 {
+		t.Fatalf("a monthly schedule keeps the last %d cycles whatever their age; kept %d from cycle %d", Window, len(out), out[0].Cycle)
+	}
+	// daily cycles: everything younger than Retention stays, beyond the window too
+	in = nil
+	for i := 0; i < 100; i++ {
+		in = append(in, Snapshot{Cycle: i + 1, At: now.Add(-time.Duration(99-i) * 24 * time.Hour)})
+	}
+	out = KeepHistory(in, now)
+	if len(out) != 91 || out[0].Cycle != 10 {
+		t.Fatalf("daily: kept %d from cycle %d, want 91 from cycle 10", len(out), out[0].Cycle)
+	}
+	if got := KeepHistory(in[:5], now); len(got) != 5 {
+		t.Fatalf("short history: %d", len(got))
+	}
+}
+
+func TestScheduleWarning(t *testing.T) {
+	for _, c := range []struct {
+		every time.Duration
+		warn  bool
+	}{
+		{time.Hour, false}, {24 * time.Hour, false}, {3 * 24 * time.Hour, false},
+		{4 * 24 * time.Hour, true}, {14 * 24 * time.Hour, true}, {0, false},
+	} {
+		w := ScheduleWarning(c.every)
+		if (w != "") != c.warn {
+			t.Errorf("every %v: warning %q, want %v", c.every, w, c.warn)
+		}
+	}
+	w := ScheduleWarning(14 * 24 * time.Hour)
+	for _, want := range []string{"14 days", "10 cycles", "140 days", "30 days", "every 3 days"} {
+		if !strings.Contains(w, want) {
+			t.Errorf("warning %q lacks %q", w, want)
+		}
+	}
+}
