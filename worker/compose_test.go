@@ -208,7 +208,8 @@ func TestComposeVolumesPersistAndAreDeclared(t *testing.T) {
 
 // testHooks are variables the worker reads only for tests; a deployment leaves them unset.
 var testHooks = map[string]bool{
-	"SATED_ACTIVITY_JOURNAL": true, // appends every activity call to a file for worker/integration_test.go
+	"SATED_ACTIVITY_JOURNAL": true, // appends every activity start and completion to a file for the reliability tests
+	"SATED_ACTIVITY_HOLD":    true, // holds an activity kind so the reliability tests can kill the worker then
 }
 
 var envRead = regexp.MustCompile(`(?:getenv|os\.Getenv|os\.LookupEnv)\("([A-Z][A-Z0-9_]*)"`)
