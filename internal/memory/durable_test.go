@@ -174,6 +174,7 @@ func TestOpenDropsFullTextRowsWithoutVector(t *testing.T) {
 	dir := populated(t)
 	execFullText(t, dir, `INSERT INTO obs(id, task, fact) VALUES ('orphan', 't', 'written before a crash')`)
 	s := open(t, dir)
+	require.Contains(t, s.Stats().Note, "dropped 1 full-text entries without a vector")
 	require.NoError(t, s.Close())
 	require.Len(t, fullTextIDs(t, dir), len(facts))
 }
