@@ -32,6 +32,12 @@ fi
 # A fresh worker per run, so it runs the binary just built.
 bash scripts/services.sh stop worker
 mkdir -p "$STATE"
+# The worker never creates the memory store: a missing one is an error, so a wrong
+# SATED_DATA_DIR or a deleted directory cannot pass for an empty memory. The first run here (no
+# worker has logged in $STATE yet) creates it; later runs leave a missing store to the worker's error.
+if [[ ! -e ${SATED_DATA_DIR:-$STATE}/memory && ! -e $STATE/worker.log ]]; then
+  "$BIN/starter" memory init
+fi
 setsid nohup "$BIN/worker" >"$STATE/worker.log" 2>&1 </dev/null &
 echo $! >"$STATE/worker.pid"
 sleep 2

@@ -16,17 +16,18 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/sated-dev/sated/internal/config"
+	"github.com/sated-dev/sated/internal/memory"
 	"github.com/sated-dev/sated/workflows"
 )
 
 func init() {
-	register("memory", `inspect or prune memory: memory search "text" [-n N] | stats | forget ID|--task TASK`, memoryCmd)
+	register("memory", `inspect or prune memory: memory search "text" [-n N] | stats | forget ID|--task TASK | init | repair`, memoryCmd)
 }
 
 // memoryWait bounds how long the CLI waits for the memory worker.
 const memoryWait = 2 * time.Minute
 
-const memoryUsage = `want: memory search "text" [-n N] [--json] | memory stats [--json] | memory forget ID | memory forget --task TASK`
+const memoryUsage = `want: memory search "text" [-n N] [--json] | memory stats [--json] | memory forget ID | memory forget --task TASK | memory init [--dir DIR] | memory repair [--dir DIR]`
 
 // parseMemoryArgs turns the command line into the admin request.
 func parseMemoryArgs(args []string) (workflows.MemoryAdminRequest, bool, error) {
@@ -78,6 +79,9 @@ func memoryWorkflowID(req workflows.MemoryAdminRequest) string {
 }
 
 func memoryCmd(ctx context.Context, env config.Env, args []string) error {
+	if len(args) > 0 && (args[0] == "init" || args[0] == "repair") {
+		return memoryOffline(ctx, env, args[0], args[1:])
+	}
 	req, asJSON, err := parseMemoryArgs(args)
 	if err != nil {
 		return err
@@ -133,13 +137,63 @@ func printMemoryResult(w io.Writer, res workflows.MemoryAdminResult, asJSON bool
 		}
 	case res.Stats != nil:
 		s := res.Stats
-		fmt.Fprintf(w, "%d observations, %d quarantined\ndirectory: %s\nembedder:  %s\nbackends:  %s\n",
-			s.Count, s.Quarantined, s.Dir, s.Embedder, strings.Join(s.Backends, ", "))
+		fmt.Fprintf(w, "%d observations, %d quarantined\nvectors:   %d\nfull-text: %d\ndirectory: %s\nembedder:  %s\nbackends:  %s\n",
+			s.Count, s.Quarantined, s.VectorCount, s.FullTextCount, s.Dir, s.Embedder, strings.Join(s.Backends, ", "))
+		if s.Note != "" {
+			fmt.Fprintf(w, "note: %s\n", s.Note)
+		}
 	case res.Forget != nil:
 		fmt.Fprintf(w, "removed %d observation(s)\n", res.Forget.Removed)
 		if res.Forget.Note != "" {
 			fmt.Fprintf(w, "note: %s\n", res.Forget.Note)
 		}
+	}
+	return nil
+}
+
+// memoryOffline runs init and repair on the store directory itself, without Temporal or a
+// worker: init is the operator's one explicit creation of the store, repair rebuilds its
+// full-text side while the memory worker is stopped.
+func memoryOffline(ctx context.Context, env config.Env, op string, args []string) error {
+	fs := flag.NewFlagSet("memory "+op, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	dir := fs.String("dir", env.MemoryDir(), "the memory store (default: $SATED_DATA_DIR/memory)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return usagef("memory %s takes no arguments (the store is --dir, default $SATED_DATA_DIR/memory)", op)
+	}
+	if op == "init" {
+		existed, n, err := memory.Init(*dir)
+		if err != nil {
+			return err
+		}
+		if existed {
+			fmt.Fprintf(stdout, "memory store %s already exists (%d observations); left as it is\n", *dir, n)
+		} else {
+			fmt.Fprintf(stdout, "created an empty memory store in %s\n", *dir)
+		}
+		return nil
+	}
+	last := time.Now()
+	res, err := memory.Repair(ctx, *dir, func(done, total int) {
+		if done == total || time.Since(last) > time.Second {
+			last = time.Now()
+			fmt.Fprintf(stderr, "  %d/%d observations written to the new full-text index\n", done, total)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	before := "unreadable"
+	if res.Before >= 0 {
+		before = fmt.Sprint(res.Before)
+	}
+	fmt.Fprintf(stdout, "repaired %s: the full-text index now holds all %d observations of the vector store (before: %s)\n", res.Dir, res.Observations, before)
+	if res.Manifest {
+		fmt.Fprintln(stdout, "the manifest was missing or did not parse and was rebuilt from the vector store")
 	}
 	return nil
 }

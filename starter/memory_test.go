@@ -72,8 +72,10 @@ func TestPrintMemoryResult(t *testing.T) {
 
 	b.Reset()
 	require.NoError(t, printMemoryResult(&b, workflows.MemoryAdminResult{Op: "stats", Stats: &activities.MemoryStatsOutput{
-		Count: 3, Quarantined: 1, Dir: "/d", Embedder: "lexical-hash-v2-256", Backends: []string{"chromem-go", "sqlite-fts5"}}}, false))
-	require.Equal(t, "3 observations, 1 quarantined\ndirectory: /d\nembedder:  lexical-hash-v2-256\nbackends:  chromem-go, sqlite-fts5\n", b.String())
+		Count: 3, Quarantined: 1, Dir: "/d", Embedder: "lexical-hash-v2-256", Backends: []string{"chromem-go", "sqlite-fts5"},
+		VectorCount: 3, FullTextCount: 2, Note: "the full-text index holds 2 observations, the vector store 3"}}, false))
+	require.Equal(t, "3 observations, 1 quarantined\nvectors:   3\nfull-text: 2\ndirectory: /d\nembedder:  lexical-hash-v2-256\nbackends:  chromem-go, sqlite-fts5\n"+
+		"note: the full-text index holds 2 observations, the vector store 3\n", b.String())
 
 	b.Reset()
 	require.NoError(t, printMemoryResult(&b, workflows.MemoryAdminResult{Op: "forget", Forget: &activities.MemoryForgetOutput{Removed: 2}}, true))

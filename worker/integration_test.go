@@ -67,7 +67,12 @@ func newStack(t testing.TB, extra ...string) *stack {
 		"OLLAMA_HOST=", "MEILI_URL=",
 	)
 	env = append(env, extra...)
-	return &stack{t: t, dir: dir, worker: workerBin, starter: startBin, env: env, addr: addr, queue: queue}
+	s := &stack{t: t, dir: dir, worker: workerBin, starter: startBin, env: env, addr: addr, queue: queue}
+	// the operator's one explicit step: a worker refuses a memory store nobody created
+	if out, errOut, err := s.starterRun(context.Background(), "memory", "init"); err != nil {
+		t.Fatalf("memory init: %v\n%s\n%s", err, out, errOut)
+	}
+	return s
 }
 
 // startWorker runs a worker process; it is killed when the test ends.

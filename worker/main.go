@@ -177,6 +177,9 @@ func (cl *clients) open(ctx context.Context, env config.Env, serveMemory bool) e
 		return err
 	}
 	cl.closers = append(cl.closers, cl.memory.Close)
+	if st := cl.memory.Stats(); st.Note != "" {
+		log.Printf("memory %s: %s", st.Dir, st.Note)
+	}
 	cl.deps.MemoryQueue = env.MemoryTaskQueue
 	return nil
 }
@@ -250,6 +253,8 @@ func applyTuning(cfg *llm.Config, t config.ModelTuning) {
 }
 
 // openMemory opens the memory store, with the embedding model and Meilisearch when configured.
+// A missing or damaged store, or one whose full-text side lacks observations the vector side
+// holds, stops the worker: the error names the file and the command that fixes it.
 func openMemory(ctx context.Context, env config.Env, model *llm.Client, meiliClient *meili.Client) (*memory.Store, error) {
 	opts := memory.Options{Dir: env.MemoryDir()}
 	if model != nil && model.Configured(llm.Embedder) {

@@ -100,3 +100,36 @@ func BenchmarkCorpusSearch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkOpenCheck measures what the quick integrity check adds to opening a real corpus:
+// "open" is Open and Close with the check, "quick_check" the check alone on an open handle.
+// Index one first, e.g. SATED_DATA_DIR=/tmp/s starter corpus index /usr/share/doc/sqlite3, then
+// SATED_BENCH_OPEN=/tmp/s/corpus.db go test -run '^$' -bench OpenCheck ./internal/corpus/
+func BenchmarkOpenCheck(b *testing.B) {
+	path := os.Getenv("SATED_BENCH_OPEN")
+	if path == "" {
+		b.Skip("set SATED_BENCH_OPEN to an indexed corpus file")
+	}
+	b.Run("open", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			x, err := Open(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			x.Close()
+		}
+	})
+	b.Run("quick_check", func(b *testing.B) {
+		x, err := Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer x.Close()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if err := x.check(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

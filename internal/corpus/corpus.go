@@ -137,23 +137,53 @@ DROP TRIGGER IF EXISTS docs_au;
 DROP TABLE IF EXISTS docs_fts;
 INSERT INTO passages_fts(passages_fts, rank) VALUES ('rank', 'bm25(%g, %g, 1.0)');`
 
-// Open opens or creates the corpus at path, creating its directory.
+// Open opens or creates the corpus at path, creating its directory. An existing file must pass
+// SQLite's quick integrity check: a damaged, empty or foreign file is an error naming it and the
+// fix, not a corpus that silently answers from whatever pages still read.
 func Open(path string) (*Index, error) {
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("corpus %s: %w", path, err)
 		}
 	}
+	if fi, err := os.Stat(path); err == nil && fi.Size() == 0 {
+		return nil, fmt.Errorf("corpus %s is empty (0 bytes), not a corpus database. %s", path, reindexHint(path))
+	}
 	db, err := openSQLite(path)
 	if err != nil {
 		return nil, fmt.Errorf("corpus %s: %w", path, err)
 	}
 	x := &Index{db: db, path: path}
+	if err := x.check(context.Background()); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if err := x.setup(context.Background()); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("corpus %s: not a usable corpus database (corrupt or foreign file?): %w", path, err)
 	}
 	return x, nil
+}
+
+// reindexHint is the fix for a corpus file that cannot be used, as a person types it.
+func reindexHint(path string) string {
+	return fmt.Sprintf("Move it away (with any %s-wal and %s-shm) and index your documents again with `starter corpus index PATH|URL...`.", filepath.Base(path), filepath.Base(path))
+}
+
+// check runs PRAGMA quick_check, which reads every page once (it skips only the index-content
+// cross-check of integrity_check), so damage anywhere in the file is found on open.
+func (x *Index) check(ctx context.Context) error {
+	var res string
+	err := x.db.QueryRowContext(ctx, `PRAGMA quick_check(1)`).Scan(&res)
+	switch {
+	case err != nil && strings.Contains(err.Error(), "not a database"):
+		return fmt.Errorf("corpus %s is not a SQLite database (%v). %s", x.path, err, reindexHint(x.path))
+	case err != nil:
+		return fmt.Errorf("corpus %s is damaged or cannot be read (%v). %s", x.path, err, reindexHint(x.path))
+	case res != "ok":
+		return fmt.Errorf("corpus %s is damaged: it failed its integrity check (%s). %s", x.path, res, reindexHint(x.path))
+	}
+	return nil
 }
 
 // setup creates the schema, or migrates an older one, in one immediate transaction so two

@@ -238,3 +238,46 @@ func BenchmarkRecallAt4(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRememberCheckpoint measures what checkpointing the full-text WAL after every batch
+// costs a Remember of 10 new observations into a store of 1,000. The Remember runs without its
+// checkpoint and the checkpoint is timed on its own right after, so both see the same machine
+// load; ratio is (remember + checkpoint) / remember:
+// go test -run '^$' -bench RememberCheckpoint -benchtime 200x ./internal/memory/
+func BenchmarkRememberCheckpoint(b *testing.B) {
+	for _, mode := range []string{"PASSIVE", "TRUNCATE"} {
+		b.Run("mode="+mode, func(b *testing.B) {
+			s, err := Open(context.Background(), Options{Dir: b.TempDir()})
+			require.NoError(b, err)
+			defer s.Close()
+			bulkLoad(b, s, observations(1000))
+			words := strings.Fields(strings.Join(docSentences(), " "))
+			var remember, checkpoint time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				batch := make([]Observation, 10)
+				for j := range batch {
+					// ten far-apart words per fact, so none is a near-duplicate of another
+					var f []string
+					for k := 0; k < 10; k++ {
+						f = append(f, words[(i*7919+j*104729+k*15485863)%len(words)])
+					}
+					batch[j] = Observation{Fact: fmt.Sprintf("%s (%d-%d)", strings.Join(f, " "), i, j), Task: "bench"}
+				}
+				s.local.checkpoint = ""
+				t0 := time.Now()
+				res, err := s.Remember(context.Background(), batch)
+				t1 := time.Now()
+				require.NoError(b, err)
+				require.Equal(b, len(batch), res.Stored)
+				s.local.checkpoint = mode
+				require.NoError(b, s.local.Checkpoint(context.Background()))
+				remember += t1.Sub(t0)
+				checkpoint += time.Since(t1)
+			}
+			b.ReportMetric(float64(remember.Microseconds())/1000/float64(b.N), "remember-ms")
+			b.ReportMetric(float64(checkpoint.Microseconds())/1000/float64(b.N), "checkpoint-ms")
+			b.ReportMetric(float64(remember+checkpoint)/float64(remember), "ratio")
+		})
+	}
+}

@@ -64,6 +64,9 @@ type Options struct {
 	// index is always written too, and answers when FullText is unreachable.
 	FullText FullText
 	K        int // results per recall; 0 means DefaultK
+	// Create makes Dir when it does not exist. Without it a missing directory is an error:
+	// a mistyped SATED_DATA_DIR or a deleted store must not look like an empty memory.
+	Create bool
 }
 
 // Store is the memory. Its methods are safe for concurrent use within the one process.
@@ -80,6 +83,7 @@ type Store struct {
 	lock     *os.File
 	quarCnt  int
 	manifest manifest
+	note     string // what opening repaired, for the log and Stats
 }
 
 // manifest records what a directory holds, so a damaged directory is detected instead of
@@ -94,9 +98,17 @@ type manifest struct {
 func (s *Store) vectorDir() string      { return filepath.Join(s.dir, "vectors") }
 func (s *Store) manifestPath() string   { return filepath.Join(s.dir, "manifest.json") }
 func (s *Store) quarantinePath() string { return filepath.Join(s.dir, "quarantine.jsonl") }
+func (s *Store) fullTextPath() string   { return filepath.Join(s.dir, "fulltext.db") }
 
-// Open opens or creates the memory in opt.Dir. A directory that exists but cannot be loaded,
-// or whose vector data is missing or incomplete, is an error naming it, never a fresh start.
+// repairHint is the fix for a damaged full-text side or manifest, as a person types it.
+func repairHint(dir string) string {
+	return fmt.Sprintf("Rebuild it from the vector store with `starter memory repair --dir %s` (stop the memory worker first).", dir)
+}
+
+// Open opens the memory in opt.Dir; an empty directory, or one `starter memory init` made, is a
+// new store. A missing directory (unless opt.Create), a damaged file, or a full-text side that
+// lacks observations the vector side holds is an error naming the file and the fix, never a
+// fresh start.
 func Open(ctx context.Context, opt Options) (*Store, error) {
 	if opt.Dir == "" {
 		return nil, errors.New("memory: no directory given")
@@ -115,41 +127,104 @@ func Open(ctx context.Context, opt Options) (*Store, error) {
 	if s.k <= 0 {
 		s.k = DefaultK
 	}
-	if err := os.MkdirAll(s.dir, 0o700); err != nil {
-		return nil, fmt.Errorf("memory directory %s: %w", s.dir, err)
+	if err := checkDir(s.dir, opt.Create); err != nil {
+		return nil, err
 	}
 	lock, err := lockDir(filepath.Join(s.dir, "LOCK"))
 	if err != nil {
 		return nil, fmt.Errorf("memory directory %s: %w", s.dir, err)
 	}
 	s.lock = lock
-	if err := s.load(); err != nil {
+	if err := s.load(ctx); err != nil {
 		s.Close()
 		return nil, err
 	}
 	return s, nil
 }
 
-func (s *Store) load() error {
-	fresh := false
-	b, err := os.ReadFile(s.manifestPath())
+// checkDir fails on a missing directory unless create is set, then makes it.
+func checkDir(dir string, create bool) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && !create:
+		return fmt.Errorf("memory store %s does not exist. If this is a new installation, create it once with `starter memory init --dir %s`; "+
+			"if it held observations, SATED_DATA_DIR points elsewhere than before (set it back) or the directory was removed (restore it from a backup)", dir, dir)
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("create memory store %s: %w", dir, err)
+		}
+	case err != nil:
+		return fmt.Errorf("memory store %s: %w", dir, err)
+	case !fi.IsDir():
+		return fmt.Errorf("memory store %s is a file, not a directory; move it away and create the store with `starter memory init --dir %s`", dir, dir)
+	}
+	return nil
+}
+
+// readManifest reads dir's manifest; found is false when there is none and the directory
+// holds nothing else, a new store. Files without a manifest are an error naming the fix.
+func readManifest(dir string) (m manifest, found bool, err error) {
+	path := filepath.Join(dir, "manifest.json")
+	b, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		if entries, _ := os.ReadDir(s.vectorDir()); len(entries) > 0 {
-			return fmt.Errorf("memory directory %s: vector data in %s but no manifest.json; refusing to guess what it holds (move it away to start empty)", s.dir, s.vectorDir())
-		}
-		fresh = true
-		s.manifest = manifest{Version: manifestVersion, Embedder: s.embedID, Created: time.Now().UTC()}
+		return m, false, strayFiles(dir)
 	case err != nil:
-		return fmt.Errorf("memory directory %s: read manifest: %w", s.dir, err)
-	default:
-		if err := json.Unmarshal(b, &s.manifest); err != nil || s.manifest.Version == 0 {
-			return fmt.Errorf("memory directory %s: manifest.json is corrupt (restore it from a backup or move the directory away): %v", s.dir, err)
+		return m, false, fmt.Errorf("memory manifest %s: %w", path, err)
+	}
+	if err := json.Unmarshal(b, &m); err != nil || m.Version == 0 {
+		if err == nil {
+			err = errors.New("no version")
 		}
+		return m, false, fmt.Errorf("memory manifest %s does not parse (%v); it records the embedder and the observation count. %s", path, err, repairHint(dir))
+	}
+	return m, true, nil
+}
+
+// strayFiles fails when a directory without a manifest holds anything but its lock.
+func strayFiles(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("memory store %s: %w", dir, err)
+	}
+	var names []string
+	for _, e := range entries {
+		if e.Name() != "LOCK" {
+			names = append(names, e.Name())
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	manifestPath := filepath.Join(dir, "manifest.json")
+	if vecs, _ := os.ReadDir(filepath.Join(dir, "vectors")); len(vecs) > 0 {
+		return fmt.Errorf("memory manifest %s is missing but the directory holds %s; refusing to guess what it holds. %s Or move the directory away to start empty", manifestPath, strings.Join(names, ", "), repairHint(dir))
+	}
+	return fmt.Errorf("memory manifest %s is missing and there is no vector store, but the directory holds %s; the vector store is the record of what memory holds and cannot be rebuilt: restore the directory from a backup, or move it away and create a new store with `starter memory init --dir %s`", manifestPath, strings.Join(names, ", "), dir)
+}
+
+func (s *Store) load(ctx context.Context) error {
+	m, found, err := readManifest(s.dir)
+	if err != nil {
+		return err
+	}
+	fresh := !found
+	if !found {
+		m = manifest{Version: manifestVersion, Embedder: s.embedID, Created: time.Now().UTC()}
+	}
+	if m.Embedder == "" && m.Count == 0 {
+		m.Embedder = s.embedID // made by `starter memory init`: the first open binds the embedder
+	}
+	s.manifest = m
+	if found {
 		if s.manifest.Embedder != s.embedID {
 			return fmt.Errorf("memory directory %s was built with embedder %q but %q is configured; vectors from different embedders cannot be compared (set the same embedding model, or move the directory away)", s.dir, s.manifest.Embedder, s.embedID)
 		}
-		if fi, err := os.Stat(s.vectorDir()); err != nil || !fi.IsDir() {
+		fi, err := os.Stat(s.vectorDir())
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && s.manifest.Count == 0:
+			fresh = true
+		case err != nil || !fi.IsDir():
 			return fmt.Errorf("memory directory %s: vector store %s is missing but the manifest records %d observations; restore it or move the whole directory away", s.dir, s.vectorDir(), s.manifest.Count)
 		}
 	}
@@ -164,19 +239,75 @@ func (s *Store) load() error {
 		if err != nil {
 			return fmt.Errorf("memory directory %s: create vector collection: %w", s.dir, err)
 		}
-	} else if s.col = s.db.GetCollection(collectionName, ef); s.col == nil {
+	} else if s.col = s.db.GetCollection(collectionName, ef); s.col == nil && s.manifest.Count == 0 {
+		if s.col, err = s.db.CreateCollection(collectionName, map[string]string{"embedder": s.embedID}, ef); err != nil {
+			return fmt.Errorf("memory directory %s: create vector collection: %w", s.dir, err)
+		}
+	} else if s.col == nil {
 		return fmt.Errorf("memory directory %s: vector store %s has no %q collection but the manifest records %d observations", s.dir, s.vectorDir(), collectionName, s.manifest.Count)
 	}
 	if n := s.col.Count(); n < s.manifest.Count {
 		return fmt.Errorf("memory directory %s: vector store %s holds %d observations but the manifest records %d; files were lost (restore them or move the directory away)", s.dir, s.vectorDir(), n, s.manifest.Count)
 	}
-	if s.local, err = OpenSQLiteFTS(filepath.Join(s.dir, "fulltext.db")); err != nil {
-		return fmt.Errorf("memory directory %s: %w", s.dir, err)
+	if err := s.openFullText(ctx); err != nil {
+		return err
 	}
 	if s.quarCnt, err = countLines(s.quarantinePath()); err != nil {
 		return fmt.Errorf("memory directory %s: read quarantine log: %w", s.dir, err)
 	}
 	return s.saveManifest()
+}
+
+// openFullText opens the embedded full-text index and checks it against the vector side:
+// the file must be sound and hold every observation the vector store holds. Entries without a
+// vector, which a write or forget interrupted between the two sides leaves, are dropped.
+func (s *Store) openFullText(ctx context.Context) error {
+	path, n := s.fullTextPath(), s.col.Count()
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && n > 0:
+		return fmt.Errorf("memory full-text index %s is missing but the vector store holds %d observations, so full-text recall would silently find none. %s", path, n, repairHint(s.dir))
+	case err == nil && fi.Size() == 0 && n > 0:
+		return fmt.Errorf("memory full-text index %s is empty (0 bytes) but the vector store holds %d observations, so full-text recall would silently find none. %s", path, n, repairHint(s.dir))
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("memory full-text index %s: %w", path, err)
+	}
+	if s.local, err = OpenSQLiteFTS(path); err != nil {
+		return fmt.Errorf("memory full-text index %s is not a usable SQLite file (%v). %s", path, errors.Unwrap(err), repairHint(s.dir))
+	}
+	if bad, err := s.local.QuickCheck(ctx); err != nil || bad != "" {
+		if err != nil {
+			bad = err.Error()
+		}
+		return fmt.Errorf("memory full-text index %s is damaged (integrity check: %s). %s", path, bad, repairHint(s.dir))
+	}
+	ids, err := s.local.IDs(ctx)
+	if err != nil {
+		return fmt.Errorf("memory full-text index %s is damaged (%v). %s", path, err, repairHint(s.dir))
+	}
+	var orphans []string
+	held := 0
+	for _, id := range ids {
+		if _, err := s.col.GetByID(ctx, id); err == nil {
+			held++
+		} else {
+			orphans = append(orphans, id)
+		}
+	}
+	if held < n {
+		return fmt.Errorf("memory full-text index %s is out of step: the vector store holds %d observations but the full-text index holds only %d of them, so full-text recall would silently miss %d. %s",
+			path, n, held, n-held, repairHint(s.dir))
+	}
+	if len(orphans) > 0 {
+		if err := s.local.Delete(ctx, orphans); err != nil {
+			return fmt.Errorf("memory full-text index %s: drop %d entries without a vector: %w", path, len(orphans), err)
+		}
+		if err := s.local.Checkpoint(ctx); err != nil {
+			return err
+		}
+		s.note = fmt.Sprintf("dropped %d full-text entries without a vector (left by an interrupted write or forget)", len(orphans))
+	}
+	return nil
 }
 
 func (s *Store) embedFunc() chromem.EmbeddingFunc {
@@ -194,6 +325,10 @@ func (s *Store) embedFunc() chromem.EmbeddingFunc {
 
 func (s *Store) saveManifest() error {
 	s.manifest.Count = s.col.Count()
+	return s.writeManifest()
+}
+
+func (s *Store) writeManifest() error {
 	b, _ := json.MarshalIndent(s.manifest, "", "  ")
 	tmp := s.manifestPath() + ".tmp"
 	if err := os.WriteFile(tmp, b, 0o600); err != nil {
@@ -276,6 +411,11 @@ func (s *Store) Remember(ctx context.Context, obs []Observation) (WriteResult, e
 	}
 	if err := s.saveManifest(); err != nil {
 		return res, err
+	}
+	if len(stored) > 0 {
+		if err := s.local.Checkpoint(ctx); err != nil {
+			return res, fmt.Errorf("memory directory %s: %w", s.dir, err)
+		}
 	}
 	if s.remote != nil && len(stored) > 0 {
 		if err := s.remote.Index(ctx, stored); err != nil {
@@ -579,6 +719,9 @@ func (s *Store) remove(ctx context.Context, textDel func(FullText) error, vecDel
 	if err := textDel(s.local); err != nil {
 		return res, fmt.Errorf("memory directory %s: full-text delete: %w", s.dir, err)
 	}
+	if err := s.local.Checkpoint(ctx); err != nil {
+		return res, fmt.Errorf("memory directory %s: %w", s.dir, err)
+	}
 	if s.remote != nil {
 		if err := textDel(s.remote); err != nil {
 			res.Note = fmt.Sprintf("%s delete failed; its stale entries are never recalled: %v", s.remote.Name(), err)
@@ -589,14 +732,19 @@ func (s *Store) remove(ctx context.Context, textDel func(FullText) error, vecDel
 
 // Stats describes the store.
 type Stats struct {
-	Count       int      `json:"count"`
+	Count       int      `json:"count"` // observations: the vector side, which recall starts from
 	Quarantined int      `json:"quarantined"`
 	Dir         string   `json:"dir"`
 	Embedder    string   `json:"embedder"`
 	Backends    []string `json:"backends"`
+	// VectorCount and FullTextCount are what each embedded side holds; they are equal in a
+	// sound store (FullTextCount is -1 when the index cannot be read).
+	VectorCount   int    `json:"vector_count"`
+	FullTextCount int    `json:"full_text_count"`
+	Note          string `json:"note,omitempty"` // what opening repaired, or why a count is missing
 }
 
-// Stats counts observations and quarantined items and names the backends.
+// Stats counts observations on both sides and quarantined items and names the backends.
 func (s *Store) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -604,7 +752,17 @@ func (s *Store) Stats() Stats {
 	if s.remote != nil {
 		b = append(b, s.remote.Name())
 	}
-	return Stats{Count: s.col.Count(), Quarantined: s.quarCnt, Dir: s.dir, Embedder: s.embedID, Backends: b}
+	n := s.col.Count()
+	st := Stats{Count: n, Quarantined: s.quarCnt, Dir: s.dir, Embedder: s.embedID, Backends: b, VectorCount: n, Note: s.note}
+	ft, err := s.local.Count(context.Background())
+	if err != nil {
+		ft = -1
+		st.Note = strings.TrimPrefix(st.Note+"; ", "; ") + fmt.Sprintf("full-text index %s cannot be counted: %v", s.fullTextPath(), err)
+	} else if ft != n {
+		st.Note = strings.TrimPrefix(st.Note+"; ", "; ") + fmt.Sprintf("the full-text index holds %d observations, the vector store %d: %s", ft, n, repairHint(s.dir))
+	}
+	st.FullTextCount = ft
+	return st
 }
 
 func countLines(path string) (int, error) {

@@ -205,10 +205,10 @@ func TestDamagedDirectories(t *testing.T) {
 		}, Options{}, "no \"observations\" collection"},
 		{"corrupt manifest", func(t *testing.T, dir string) {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "manifest.json"), []byte("{"), 0o600))
-		}, Options{}, "manifest.json is corrupt"},
+		}, Options{}, "manifest.json does not parse"},
 		{"manifest lost", func(t *testing.T, dir string) {
 			require.NoError(t, os.Remove(filepath.Join(dir, "manifest.json")))
-		}, Options{}, "no manifest.json"},
+		}, Options{}, "manifest.json is missing"},
 		{"other embedder", func(t *testing.T, dir string) {}, Options{Embedder: LexicalEmbedder{Dims: 64}}, `built with embedder "lexical-hash-v2-256"`},
 		{"vector path is a file", func(t *testing.T, dir string) {
 			require.NoError(t, os.RemoveAll(filepath.Join(dir, "vectors")))
