@@ -283,6 +283,8 @@ func (f *filter) newBenchmarks(bs []Benchmark) {
 			f.refuse(change, "%v", err)
 		} else if err := validateTest(b.Question, b.Gold, b.Threshold, true); err != nil {
 			f.refuse(change, "invalid: %v", err)
+		} else if bad := TrivialFacts(b.ID, b.Gold); len(bad) > 0 {
+			f.refuse(change, "%s; a gold pattern must name the fact, not match any report", strings.Join(bad, "; "))
 		} else {
 			f.ids[b.ID] = "benchmark"
 			b.Enabled = false
@@ -302,6 +304,9 @@ func (f *filter) newEdgeCases(es []EdgeCase) {
 		}
 		if err == nil && (e.Question != "" || len(e.Gold) > 0) {
 			err = validateTest(e.Question, e.Gold, e.Threshold, true)
+		}
+		if bad := TrivialFacts(e.ID, e.Gold); err == nil && len(bad) > 0 {
+			err = fmt.Errorf("%s; a gold pattern must name the fact, not match any report", strings.Join(bad, "; "))
 		}
 		if err != nil {
 			f.refuse(change, "%v", err)

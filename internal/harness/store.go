@@ -136,6 +136,10 @@ func (s *Store) versions() ([]int, error) {
 func (s *Store) Init(h Harness, now time.Time) (Harness, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.init(h, now, nil)
+}
+
+func (s *Store) init(h Harness, now time.Time, record func(Harness) error) (Harness, bool, error) {
 	if cur, err := s.current(); !errors.Is(err, ErrNoHarness) {
 		return cur, false, err
 	}
@@ -143,6 +147,11 @@ func (s *Store) Init(h Harness, now time.Time) (Harness, bool, error) {
 	h.Version, h.Parent, h.Created = 1, 0, now.UTC()
 	if err := h.Validate(); err != nil {
 		return Harness{}, false, err
+	}
+	if record != nil {
+		if err := record(h); err != nil {
+			return Harness{}, false, err
+		}
 	}
 	return h, true, s.write(h)
 }
@@ -155,10 +164,14 @@ func (s *Store) Archive() (Harness, error) {
 	if err != nil {
 		return Harness{}, err
 	}
+	return h, s.archive(h)
+}
+
+func (s *Store) archive(h Harness) error {
 	if _, err := os.Stat(s.archivePath(h.Version)); errors.Is(err, os.ErrNotExist) {
-		return h, writeJSON(s.archivePath(h.Version), h)
+		return writeJSON(s.archivePath(h.Version), h)
 	}
-	return h, nil
+	return nil
 }
 
 // Commit stores h as the next version derived from base, labelled change. It refuses an invalid
@@ -171,7 +184,15 @@ func (s *Store) Commit(h Harness, base int, change string, now time.Time) (Harne
 	if err != nil {
 		return Harness{}, err
 	}
+	return s.commit(cur, h, base, change, now, nil)
+}
+
+// commit derives the next version from cur; record, when set, sees it before it is written.
+func (s *Store) commit(cur, h Harness, base int, change string, now time.Time, record func(Harness) error) (Harness, error) {
 	if cur.Parent == base && cur.Change == change && change != "" && cur.Version > base {
+		if record != nil {
+			return cur, record(cur) // the retry of a commit whose record may not have landed
+		}
 		return cur, nil
 	}
 	if cur.Version != base {
@@ -189,6 +210,11 @@ func (s *Store) Commit(h Harness, base int, change string, now time.Time) (Harne
 	h.Version, h.Parent, h.Change, h.Created = next, base, change, now.UTC()
 	if err := h.Validate(); err != nil {
 		return Harness{}, err
+	}
+	if record != nil {
+		if err := record(h); err != nil {
+			return Harness{}, err
+		}
 	}
 	return h, s.write(h)
 }
