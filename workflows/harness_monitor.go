@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -29,6 +30,9 @@ func SaturationMonitorWorkflow(ctx workflow.Context, in MonitorInput) error {
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, MonitorRecordUpdate, m.record, workflow.UpdateHandlerOptions{
 		Validator: func(ctx workflow.Context, metrics harness.Metrics) error { return metrics.Validate() },
 	}); err != nil {
+		return err
+	}
+	if err := m.registerLedger(ctx); err != nil {
 		return err
 	}
 	events := workflow.GetSignalChannel(ctx, MonitorExpansionEventSignal)
@@ -129,6 +133,8 @@ func (m *monitor) act(ctx workflow.Context, res *harness.CycleResult, prev harne
 			streak = harness.CriticalStreak
 		}
 		switch {
+		case st.Tamper != nil:
+			res.Note = "no expansion while the harness files fail their hash check: " + st.Tamper.Message
 		case st.OpenExpansion != "":
 			res.Note = "expansion " + st.OpenExpansion + " is still open"
 		case st.LastExpansionCycle > 0 && st.Cycles-st.LastExpansionCycle < streak:
@@ -201,7 +207,7 @@ func (m *monitor) status() MonitorStatus {
 	st := m.st
 	s := MonitorStatus{Cycles: st.Cycles, Aggregate: harness.AggregateOf(st.Snapshots), Decision: harness.DecisionContinue,
 		OpenExpansion: st.OpenExpansion, Expansions: Summarize(st.Events), Events: st.Events, Flags: st.Flags,
-		LastMeanScore: st.LastMeanScore, Snapshots: len(st.Snapshots), Runs: st.Runs}
+		LastMeanScore: st.LastMeanScore, Snapshots: len(st.Snapshots), Runs: st.Runs, Ledger: st.Ledger, Tamper: st.Tamper}
 	if n := len(st.Snapshots); n > 0 {
 		latest := st.Snapshots[n-1]
 		s.Latest = &latest
@@ -210,6 +216,47 @@ func (m *monitor) status() MonitorStatus {
 		s.Decision = st.Recent[n-1].Decision
 	}
 	return s
+}
+
+// registerLedger registers the handlers of the harness's recorded hashes: the path that writes
+// a version records its hash, a failed check stops expansions, a person's verify clears it.
+func (m *monitor) registerLedger(ctx workflow.Context) error {
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, MonitorRecordVersionUpdate, func(ctx workflow.Context, r harness.VersionRecord) (harness.VersionRecord, error) {
+		m.handled++
+		m.st.Ledger = m.st.Ledger.With(r)
+		return r, nil
+	}, workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, r harness.VersionRecord) error { return r.Validate() }}); err != nil {
+		return err
+	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, MonitorTamperUpdate, func(ctx workflow.Context, t harness.Tamper) (harness.Tamper, error) {
+		m.handled++
+		if m.st.Tamper == nil || m.st.Tamper.Message != t.Message {
+			m.flag(ReviewFlag{At: t.At, Cycle: m.st.Cycles, Reason: "harness files fail their hash check: " + t.Message})
+		}
+		m.st.Tamper = &t
+		return t, nil
+	}, workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, t harness.Tamper) error {
+		if t.File == "" || t.Message == "" {
+			return fmt.Errorf("a tamper report names the file and says what is wrong")
+		}
+		return nil
+	}}); err != nil {
+		return err
+	}
+	return workflow.SetUpdateHandlerWithOptions(ctx, MonitorClearTamperUpdate, func(ctx workflow.Context, r ClearTamperRequest) (ClearTamperResult, error) {
+		m.handled++
+		res := ClearTamperResult{Cleared: m.st.Tamper}
+		if m.st.Tamper != nil {
+			m.flag(ReviewFlag{At: workflow.Now(ctx), Cycle: m.st.Cycles, Reason: fmt.Sprintf("harness hash check cleared by %s: %s", r.By, r.Reason)})
+		}
+		m.st.Tamper = nil
+		return res, nil
+	}, workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, r ClearTamperRequest) error {
+		if strings.TrimSpace(r.By) == "" || strings.TrimSpace(r.Reason) == "" {
+			return fmt.Errorf("clearing a harness tamper state names who clears it and why")
+		}
+		return nil
+	}})
 }
 
 // signalMonitor sends an expansion event to the monitor; a missing monitor is not an error

@@ -21,6 +21,9 @@ const (
 	ExpansionIDPrefix = "sated-expansion-"
 
 	MonitorRecordUpdate         = "record-cycle"
+	MonitorRecordVersionUpdate  = "record-harness-version"
+	MonitorTamperUpdate         = "report-harness-tamper"
+	MonitorClearTamperUpdate    = "clear-harness-tamper"
 	MonitorStatusQuery          = "status"
 	MonitorExpansionEventSignal = "expansion-event"
 	ExpansionStatusQuery        = "expansion"
@@ -67,6 +70,11 @@ type MonitorState struct {
 	LastMeanScore      *float64                 `json:"last_mean_score,omitempty"`
 	LastBenchmarks     []harness.BenchmarkScore `json:"last_benchmarks,omitempty"`
 	Runs               int                      `json:"runs"` // continue-as-new generations
+	// Ledger is the content hash of every harness version sated wrote or a person adopted,
+	// kept here, outside the harness directory, so an edit on disk cannot rewrite it.
+	Ledger harness.Ledger `json:"ledger,omitempty"`
+	// Tamper is the last failed hash check; while set, no expansion starts.
+	Tamper *harness.Tamper `json:"tamper,omitempty"`
 }
 
 // Expansion event kinds.
@@ -124,6 +132,20 @@ type MonitorStatus struct {
 	LastMeanScore *float64           `json:"last_mean_score,omitempty"`
 	Snapshots     int                `json:"snapshots"`
 	Runs          int                `json:"runs"`
+	Ledger        harness.Ledger     `json:"ledger,omitempty"`
+	Tamper        *harness.Tamper    `json:"tamper,omitempty"`
+}
+
+// ClearTamperRequest is a person's word that the harness files verify again (harness verify
+// or harness restore checked them).
+type ClearTamperRequest struct {
+	By     string `json:"by"`
+	Reason string `json:"reason"`
+}
+
+// ClearTamperResult is the tamper state the clear removed, if any.
+type ClearTamperResult struct {
+	Cleared *harness.Tamper `json:"cleared,omitempty"`
 }
 
 // ExpansionSummary is one expansion's latest state, from the event log.
