@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/sated-dev/sated/internal/eval"
 	"github.com/sated-dev/sated/internal/harness"
@@ -40,8 +41,111 @@ func NewHarnessActivities(dir string, c client.Client, taskQueue string, model H
 	return &HarnessActivities{store: harness.NewStore(dir), client: c, model: model, taskQueue: taskQueue}
 }
 
-// HarnessLoadInput is empty: one struct in.
-type HarnessLoadInput struct{}
+// HarnessMonitor names the saturation monitor that keeps the harness's recorded hashes. The
+// names come from the workflows package, which this package cannot import. An empty ID means
+// no monitor: the harness is read unverified (only tests run without one).
+type HarnessMonitor struct {
+	ID                  string `json:"id,omitempty"`
+	WorkflowType        string `json:"workflow_type,omitempty"`
+	TaskQueue           string `json:"task_queue,omitempty"`
+	StatusQuery         string `json:"status_query,omitempty"`
+	RecordVersionUpdate string `json:"record_version_update,omitempty"`
+	TamperUpdate        string `json:"tamper_update,omitempty"`
+}
+
+// HarnessTampered is the error type of a harness file that fails its hash check: no retry can
+// fix it, a person must (harness verify, harness restore).
+const HarnessTampered = "HarnessTampered"
+
+// HarnessLedger reads the recorded hashes from the monitor's status; a monitor that does not
+// exist yet has recorded nothing.
+func HarnessLedger(ctx context.Context, c client.Client, m HarnessMonitor) (harness.Ledger, error) {
+	v, err := c.QueryWorkflow(ctx, m.ID, "", m.StatusQuery)
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the recorded harness hashes from %s: %w", m.ID, err)
+	}
+	var st struct {
+		Ledger harness.Ledger `json:"ledger"`
+	}
+	if err := v.Get(&st); err != nil {
+		return nil, fmt.Errorf("decoding the recorded harness hashes: %w", err)
+	}
+	return st.Ledger, nil
+}
+
+// RecordHarnessVersion records a version's hash in the monitor, starting the monitor when
+// needed; the version and hash make the update id, so a retried record lands once.
+func RecordHarnessVersion(ctx context.Context, c client.Client, m HarnessMonitor, r harness.VersionRecord) error {
+	if err := r.Validate(); err != nil {
+		return badInput(nil, "%v", err)
+	}
+	id := fmt.Sprintf("harness-v%d-%s", r.Version, harness.Short(r.Hash))
+	if err := updateMonitor(ctx, c, m, m.RecordVersionUpdate, id, r, nil); err != nil {
+		return fmt.Errorf("recording the hash of harness v%d in %s: %w", r.Version, m.ID, err)
+	}
+	return nil
+}
+
+// ReportHarnessTamper records a failed hash check in the monitor, which then starts no
+// expansion until a person clears it.
+func ReportHarnessTamper(ctx context.Context, c client.Client, m HarnessMonitor, t harness.Tamper) error {
+	return updateMonitor(ctx, c, m, m.TamperUpdate, "", t, nil)
+}
+
+// updateMonitor runs one update on the monitor through update-with-start and decodes its result
+// into out (nil: ignored).
+func updateMonitor(ctx context.Context, c client.Client, m HarnessMonitor, name, updateID string, arg, out any) error {
+	start := c.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
+		ID: m.ID, TaskQueue: m.TaskQueue, WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+	}, m.WorkflowType, struct{}{})
+	h, err := c.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
+		StartWorkflowOperation: start,
+		UpdateOptions: client.UpdateWorkflowOptions{UpdateID: updateID, WorkflowID: m.ID, UpdateName: name,
+			Args: []any{arg}, WaitForStage: client.WorkflowUpdateStageCompleted},
+	})
+	if err != nil {
+		return err
+	}
+	return h.Get(ctx, out)
+}
+
+// verifying reports whether loads check the ledger: a monitor is named and reachable.
+func (a *HarnessActivities) verifying(m HarnessMonitor) bool { return m.ID != "" && a.client != nil }
+
+// ledger reads the recorded hashes of m; a failure to reach the monitor is retried.
+func (a *HarnessActivities) ledger(ctx context.Context, m HarnessMonitor) (harness.Ledger, error) {
+	if m.TaskQueue == "" {
+		m.TaskQueue = a.taskQueue
+	}
+	return HarnessLedger(ctx, a.client, m)
+}
+
+// storeError turns a store failure into the activity's error: a failed hash check is reported to
+// the monitor and stops the caller without retries; the rest is bad input.
+func (a *HarnessActivities) storeError(ctx context.Context, m HarnessMonitor, err error) error {
+	var te *harness.TamperError
+	if !errors.As(err, &te) {
+		return badInput(nil, "%v", err)
+	}
+	if a.verifying(m) {
+		if m.TaskQueue == "" {
+			m.TaskQueue = a.taskQueue
+		}
+		if rerr := ReportHarnessTamper(ctx, a.client, m, te.Tamper(time.Now())); rerr != nil {
+			activity.GetLogger(ctx).Error("cannot report the harness tamper to the monitor", "error", rerr)
+		}
+	}
+	return temporal.NewNonRetryableApplicationError(te.Error(), HarnessTampered, nil)
+}
+
+// HarnessLoadInput names the monitor whose recorded hashes the harness is checked against.
+type HarnessLoadInput struct {
+	Monitor HarnessMonitor `json:"monitor"`
+}
 
 // HarnessLoadOutput is the harness in force, with a warning when current.json was unusable.
 type HarnessLoadOutput struct {
@@ -49,8 +153,24 @@ type HarnessLoadOutput struct {
 	Warning string          `json:"warning,omitempty"`
 }
 
-// HarnessLoad reads the harness in force; a broken current.json falls back to the last good version.
-func (a *HarnessActivities) HarnessLoad(ctx context.Context, _ HarnessLoadInput) (HarnessLoadOutput, error) {
+// HarnessLoad reads the harness in force after checking current.json against the hash the
+// monitor recorded for its version; a mismatch stops the caller with HarnessTampered. Without
+// a monitor, a broken current.json falls back to the newest readable archive.
+func (a *HarnessActivities) HarnessLoad(ctx context.Context, in HarnessLoadInput) (HarnessLoadOutput, error) {
+	if a.verifying(in.Monitor) {
+		l, err := a.ledger(ctx, in.Monitor)
+		if err != nil {
+			return HarnessLoadOutput{}, err
+		}
+		h, err := a.store.CurrentVerified(l)
+		if errors.Is(err, harness.ErrNoHarness) {
+			return HarnessLoadOutput{}, badInput(nil, "%v in %s", err, a.store.Dir())
+		}
+		if err != nil {
+			return HarnessLoadOutput{}, a.storeError(ctx, in.Monitor, err)
+		}
+		return HarnessLoadOutput{Harness: h}, nil
+	}
 	h, err := a.store.Current()
 	var stale *harness.StaleError
 	switch {
@@ -236,19 +356,33 @@ func (a *HarnessActivities) HarnessPropose(ctx context.Context, in HarnessPropos
 	return HarnessProposeOutput{Proposal: p, Source: "model"}, nil
 }
 
-// HarnessArchiveInput is empty: one struct in.
-type HarnessArchiveInput struct{}
+// HarnessArchiveInput names the monitor whose recorded hashes the harness is checked against.
+type HarnessArchiveInput struct {
+	Monitor HarnessMonitor `json:"monitor"`
+}
 
 // HarnessArchiveOutput is the archived version in force.
 type HarnessArchiveOutput struct {
 	Harness harness.Harness `json:"harness"`
 }
 
-// HarnessArchive makes sure the version in force is archived before a change, and returns it.
-func (a *HarnessActivities) HarnessArchive(ctx context.Context, _ HarnessArchiveInput) (HarnessArchiveOutput, error) {
-	h, err := a.store.Archive()
+// HarnessArchive makes sure the version in force is archived before a change, and returns it;
+// with a monitor, only after current.json passes its hash check.
+func (a *HarnessActivities) HarnessArchive(ctx context.Context, in HarnessArchiveInput) (HarnessArchiveOutput, error) {
+	if !a.verifying(in.Monitor) {
+		h, err := a.store.Archive()
+		if err != nil {
+			return HarnessArchiveOutput{}, badInput(nil, "cannot archive the harness: %v", err)
+		}
+		return HarnessArchiveOutput{Harness: h}, nil
+	}
+	l, err := a.ledger(ctx, in.Monitor)
 	if err != nil {
-		return HarnessArchiveOutput{}, badInput(nil, "cannot archive the harness: %v", err)
+		return HarnessArchiveOutput{}, err
+	}
+	h, err := a.store.ArchiveVerified(l)
+	if err != nil {
+		return HarnessArchiveOutput{}, a.storeError(ctx, in.Monitor, err)
 	}
 	return HarnessArchiveOutput{Harness: h}, nil
 }
@@ -258,35 +392,78 @@ type HarnessCommitInput struct {
 	Harness harness.Harness `json:"harness"`
 	Base    int             `json:"base"`
 	Change  string          `json:"change"`
+	Monitor HarnessMonitor  `json:"monitor"`
 }
 
 // HarnessCommitOutput is the committed version.
 type HarnessCommitOutput struct {
-	Version int `json:"version"`
+	Version int    `json:"version"`
+	Hash    string `json:"hash,omitempty"`
 }
 
 // HarnessCommit stores the candidate as the next version, re-checking the ratchet against the
-// base in force; an invalid or less rigorous candidate leaves the harness as it is.
+// base in force; an invalid or less rigorous candidate leaves the harness as it is. With a
+// monitor, the base must pass its hash check and the new version's hash is recorded before
+// its files are written.
 func (a *HarnessActivities) HarnessCommit(ctx context.Context, in HarnessCommitInput) (HarnessCommitOutput, error) {
-	cur, err := a.store.Current()
+	var l harness.Ledger
+	var err error
+	verify := a.verifying(in.Monitor)
+	if verify {
+		if in.Monitor.TaskQueue == "" {
+			in.Monitor.TaskQueue = a.taskQueue
+		}
+		if l, err = a.ledger(ctx, in.Monitor); err != nil {
+			return HarnessCommitOutput{}, err
+		}
+	}
+	var cur harness.Harness
+	if verify {
+		cur, err = a.store.CurrentVerified(l)
+	} else {
+		cur, err = a.store.Current()
+	}
 	if err != nil {
-		return HarnessCommitOutput{}, badInput(nil, "%v", err)
+		return HarnessCommitOutput{}, a.storeError(ctx, in.Monitor, err)
 	}
 	if cur.Version == in.Base {
 		if err := harness.Ratchet(cur, harness.Diff(cur, in.Harness)); err != nil {
 			return HarnessCommitOutput{}, badInput(nil, "%v", err)
 		}
 	}
-	h, err := a.store.Commit(in.Harness, in.Base, in.Change, time.Now())
-	if err != nil {
+	var h harness.Harness
+	if verify {
+		h, err = a.store.CommitRecorded(in.Harness, in.Base, in.Change, time.Now(), l, func(h harness.Harness) error {
+			if err := RecordHarnessVersion(ctx, a.client, in.Monitor, harness.Record(h, time.Now())); err != nil {
+				return recordFailed{err}
+			}
+			return nil
+		})
+	} else {
+		h, err = a.store.Commit(in.Harness, in.Base, in.Change, time.Now())
+	}
+	var te *harness.TamperError
+	var rf recordFailed
+	switch {
+	case errors.As(err, &te):
+		return HarnessCommitOutput{}, a.storeError(ctx, in.Monitor, err)
+	case errors.As(err, &rf):
+		return HarnessCommitOutput{}, rf.err // nothing was written; Temporal retries
+	case err != nil:
 		return HarnessCommitOutput{}, badInput(nil, "commit refused: %v", err)
 	}
-	return HarnessCommitOutput{Version: h.Version}, nil
+	return HarnessCommitOutput{Version: h.Version, Hash: harness.ContentHash(h)}, nil
 }
+
+// recordFailed is a hash the monitor did not record: the commit wrote nothing and may be retried.
+type recordFailed struct{ err error }
+
+func (r recordFailed) Error() string { return r.err.Error() }
 
 // HarnessRestoreInput names the version to put back in force.
 type HarnessRestoreInput struct {
-	Version int `json:"version"`
+	Version int            `json:"version"`
+	Monitor HarnessMonitor `json:"monitor"`
 }
 
 // HarnessRestoreOutput is the version in force after the restore.
@@ -294,9 +471,20 @@ type HarnessRestoreOutput struct {
 	Version int `json:"version"`
 }
 
-// HarnessRestore puts an archived version back in force (the rollback).
+// HarnessRestore puts an archived version back in force (the rollback); with a monitor, only an
+// archive that passes its hash check.
 func (a *HarnessActivities) HarnessRestore(ctx context.Context, in HarnessRestoreInput) (HarnessRestoreOutput, error) {
-	h, err := a.store.Restore(in.Version)
+	var h harness.Harness
+	var err error
+	if a.verifying(in.Monitor) {
+		var l harness.Ledger
+		if l, err = a.ledger(ctx, in.Monitor); err != nil {
+			return HarnessRestoreOutput{}, err
+		}
+		h, err = a.store.RestoreVerified(in.Version, l)
+	} else {
+		h, err = a.store.Restore(in.Version)
+	}
 	if err != nil {
 		return HarnessRestoreOutput{}, badInput(nil, "%v", err)
 	}

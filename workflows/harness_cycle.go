@@ -137,7 +137,7 @@ func HarnessCycleWorkflow(ctx workflow.Context, req HarnessCycleRequest) (Harnes
 	}
 	sctx := workflow.WithActivityOptions(ctx, harnessStoreOptions)
 	var loaded activities.HarnessLoadOutput
-	if err := workflow.ExecuteActivity(sctx, harnessActs.HarnessLoad, activities.HarnessLoadInput{}).Get(ctx, &loaded); err != nil {
+	if err := workflow.ExecuteActivity(sctx, harnessActs.HarnessLoad, activities.HarnessLoadInput{Monitor: MonitorRef(monitorID, workflow.GetInfo(ctx).TaskQueueName)}).Get(ctx, &loaded); err != nil {
 		return HarnessCycleReport{}, err
 	}
 	h := loaded.Harness

@@ -79,6 +79,11 @@ func (x *expansion) validateDecision(r DecideRequest, approve bool) error {
 	return nil
 }
 
+// monitor is the monitor whose recorded hashes the expansion's harness reads are checked against.
+func (x *expansion) monitor(ctx workflow.Context) activities.HarnessMonitor {
+	return MonitorRef(x.req.MonitorID, workflow.GetInfo(ctx).TaskQueueName)
+}
+
 func (x *expansion) event(ctx workflow.Context, kind, by, reason string, version int) {
 	signalMonitor(ctx, x.req.MonitorID, ExpansionEvent{At: workflow.Now(ctx), ExpansionID: x.s.ID, Kind: kind, Cycle: x.req.Cycle, By: by, Reason: reason, Version: version})
 }
@@ -105,7 +110,7 @@ func (x *expansion) researchQuestion(h harness.Harness) string {
 func (x *expansion) run(ctx workflow.Context) error {
 	sctx := workflow.WithActivityOptions(ctx, harnessStoreOptions)
 	var loaded activities.HarnessLoadOutput
-	if err := workflow.ExecuteActivity(sctx, harnessActs.HarnessLoad, activities.HarnessLoadInput{}).Get(ctx, &loaded); err != nil {
+	if err := workflow.ExecuteActivity(sctx, harnessActs.HarnessLoad, activities.HarnessLoadInput{Monitor: x.monitor(ctx)}).Get(ctx, &loaded); err != nil {
 		return err
 	}
 	base := loaded.Harness
@@ -190,7 +195,7 @@ func (x *expansion) awaitDecision(ctx workflow.Context, cfg config.Research) err
 func (x *expansion) apply(ctx workflow.Context, cfg config.Research) error {
 	sctx := workflow.WithActivityOptions(ctx, harnessStoreOptions)
 	var archived activities.HarnessArchiveOutput
-	if err := workflow.ExecuteActivity(sctx, harnessActs.HarnessArchive, activities.HarnessArchiveInput{}).Get(ctx, &archived); err != nil {
+	if err := workflow.ExecuteActivity(sctx, harnessActs.HarnessArchive, activities.HarnessArchiveInput{Monitor: x.monitor(ctx)}).Get(ctx, &archived); err != nil {
 		return err
 	}
 	base := archived.Harness
@@ -226,7 +231,7 @@ func (x *expansion) apply(ctx workflow.Context, cfg config.Research) error {
 	}
 	if harness.RollbackNeeded(failed, len(newTests)) {
 		var restored activities.HarnessRestoreOutput
-		if err := workflow.ExecuteActivity(sctx, harnessActs.HarnessRestore, activities.HarnessRestoreInput{Version: base.Version}).Get(ctx, &restored); err != nil {
+		if err := workflow.ExecuteActivity(sctx, harnessActs.HarnessRestore, activities.HarnessRestoreInput{Version: base.Version, Monitor: x.monitor(ctx)}).Get(ctx, &restored); err != nil {
 			return err
 		}
 		x.s.State = ExpansionRolledBack
@@ -235,7 +240,7 @@ func (x *expansion) apply(ctx workflow.Context, cfg config.Research) error {
 		return nil
 	}
 	var committed activities.HarnessCommitOutput
-	if err := workflow.ExecuteActivity(sctx, harnessActs.HarnessCommit, activities.HarnessCommitInput{Harness: cand, Base: base.Version, Change: x.s.ID}).Get(ctx, &committed); err != nil {
+	if err := workflow.ExecuteActivity(sctx, harnessActs.HarnessCommit, activities.HarnessCommitInput{Harness: cand, Base: base.Version, Change: x.s.ID, Monitor: x.monitor(ctx)}).Get(ctx, &committed); err != nil {
 		return err
 	}
 	x.s.State, x.s.CommittedVersion = ExpansionApplied, committed.Version

@@ -3,6 +3,7 @@ package workflows
 import (
 	"time"
 
+	"github.com/sated-dev/sated/activities"
 	"github.com/sated-dev/sated/internal/config"
 	"github.com/sated-dev/sated/internal/harness"
 )
@@ -30,6 +31,16 @@ const (
 	ExpansionApproveUpdate      = "approve"
 	ExpansionRejectUpdate       = "reject"
 )
+
+// MonitorRef names monitor monitorID for the harness activities and the starter: the monitor
+// keeps the harness's recorded hashes. An empty id names no monitor.
+func MonitorRef(monitorID, taskQueue string) activities.HarnessMonitor {
+	if monitorID == "" {
+		return activities.HarnessMonitor{}
+	}
+	return activities.HarnessMonitor{ID: monitorID, WorkflowType: SaturationMonitorWorkflowName, TaskQueue: taskQueue,
+		StatusQuery: MonitorStatusQuery, RecordVersionUpdate: MonitorRecordVersionUpdate, TamperUpdate: MonitorTamperUpdate}
+}
 
 // Bounds on the monitor's state, so a run carried across continue-as-new stays small.
 const (
