@@ -1,8 +1,10 @@
 package workflows
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -14,6 +16,20 @@ import (
 
 // ExpansionFailed is the state of an expansion that could not finish.
 const ExpansionFailed = "failed"
+
+// Readable is what a person needs of a Temporal error: the message of the application error at
+// its root, without the activity and workflow wrappers and the type annotations.
+func Readable(err error) string {
+	var ae *temporal.ApplicationError
+	if errors.As(err, &ae) && ae.Message() != "" {
+		return ae.Message()
+	}
+	var te *temporal.TimeoutError
+	if errors.As(err, &te) {
+		return "timed out: " + te.Error()
+	}
+	return err.Error()
+}
 
 // expansion is the running state of ExpansionWorkflow.
 type expansion struct {
@@ -48,8 +64,8 @@ func ExpansionWorkflow(ctx workflow.Context, req ExpansionRequest) (ExpansionSta
 	}
 	err := x.run(ctx)
 	if err != nil {
-		x.s.State, x.s.Note = ExpansionFailed, err.Error()
-		x.event(ctx, EventFailed, "", err.Error(), 0)
+		x.s.State, x.s.Note = ExpansionFailed, Readable(err)
+		x.event(ctx, EventFailed, "", x.s.Note, 0)
 	}
 	if werr := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); werr != nil && err == nil {
 		err = werr
@@ -65,7 +81,7 @@ func (x *expansion) validateDecision(r DecideRequest, approve bool) error {
 		if d.Approved {
 			verb = "approved"
 		}
-		return fmt.Errorf("expansion %s was already %s by %s", x.s.ID, verb, d.By)
+		return fmt.Errorf("expansion %s was already %s by %s at %s", x.s.ID, verb, d.By, d.At.UTC().Format(time.RFC3339))
 	}
 	if x.s.State != ExpansionAwaiting {
 		return fmt.Errorf("expansion %s is %s, not awaiting approval", x.s.ID, x.s.State)
@@ -116,10 +132,38 @@ func (x *expansion) run(ctx workflow.Context) error {
 	base := loaded.Harness
 	x.s.BaseVersion = base.Version
 	cfg := x.req.Research.WithDefaults()
+	if x.req.Import != nil {
+		return x.runImport(ctx, base, cfg)
+	}
 	if proposed, err := x.propose(ctx, base, x.research(ctx, base, cfg)); err != nil || !proposed {
 		return err
 	}
 	return x.awaitDecision(ctx, cfg)
+}
+
+// runImport applies an imported harness file: the importer's changes must all pass the
+// ratchet, and the import is their approval.
+func (x *expansion) runImport(ctx workflow.Context, base harness.Harness, cfg config.Research) error {
+	_ = workflow.GetVersion(ctx, "harness-import", workflow.DefaultVersion, 1) // a new path: later changes to it branch here
+	imp := x.req.Import
+	x.s.ProposalSource, x.s.Proposed = "import "+imp.File, imp.Proposal
+	x.s.Accepted, x.s.Refusals = harness.Filter(base, imp.Proposal)
+	if len(x.s.Refusals) > 0 {
+		reasons := make([]string, len(x.s.Refusals))
+		for i, r := range x.s.Refusals {
+			reasons[i] = r.Change + ": " + r.Reason
+		}
+		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("import of %s refused by the ratchet over v%d: %s", imp.File, base.Version, strings.Join(reasons, "; ")), badInput, nil)
+	}
+	if x.s.Accepted.Empty() {
+		x.s.State = ExpansionNothing
+		x.event(ctx, EventNothing, imp.By, "the imported file changes nothing", 0)
+		return nil
+	}
+	x.s.Decision = &ExpansionDecision{Approved: true, By: imp.By, Reason: "imported " + imp.File, At: workflow.Now(ctx)}
+	x.event(ctx, EventApproved, imp.By, x.s.Decision.Reason, 0)
+	x.s.State = ExpansionApplying
+	return x.apply(ctx, cfg)
 }
 
 // research runs the expansion research as a child run; a failed run leaves a note and no text.
@@ -206,12 +250,14 @@ func (x *expansion) apply(ctx workflow.Context, cfg config.Research) error {
 		x.s.Refusals = append(x.s.Refusals, refused...)
 		x.s.BaseVersion = base.Version
 	}
+	// a test is enabled only once it passes at baseline, whether it is new or was disabled
+	newTests := append(accepted.NewTests(), accepted.EnableTests...)
+	accepted.EnableTests = nil
 	cand, err := harness.Apply(base, accepted)
 	if err != nil {
 		return temporal.NewNonRetryableApplicationError(err.Error(), badInput, err)
 	}
 	failed := 0
-	newTests := accepted.NewTests()
 	for _, id := range newTests {
 		t, _ := testByID(cand, id)
 		out := TestOutcome{ID: id, Passed: true, Note: "documented edge case, nothing to run"}

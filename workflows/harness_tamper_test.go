@@ -1,15 +1,19 @@
 package workflows
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/sated-dev/sated/activities"
 	"github.com/sated-dev/sated/internal/harness"
 )
 
@@ -110,5 +114,38 @@ func TestMonitorStopsExpansionsOnTamper(t *testing.T) {
 	}
 	if len(status.Flags) != 2 || !strings.Contains(status.Flags[0].Reason, "hash check") || !strings.Contains(status.Flags[1].Reason, "cleared by ana") {
 		t.Errorf("flags %+v", status.Flags)
+	}
+}
+
+// TestCycleStopsOnTamper: a harness load that fails its hash check ends the cycle at once with
+// the load's message: no retry, no research run, nothing recorded in the monitor.
+func TestCycleStopsOnTamper(t *testing.T) {
+	env, _ := hxEnv(t, nil)
+	msg := "/data/harness/current.json was changed outside sated: v2 was recorded with hash abababababab, the file now has cdcdcdcdcdcd; harness cycles and expansions are stopped"
+	loads := 0
+	var sent activities.HarnessLoadInput
+	env.OnActivity(harnessActs.HarnessLoad, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in activities.HarnessLoadInput) (activities.HarnessLoadOutput, error) {
+			loads++
+			sent = in
+			return activities.HarnessLoadOutput{}, temporal.NewNonRetryableApplicationError(msg, activities.HarnessTampered, nil)
+		})
+	env.OnActivity(harnessActs.HarnessMonitorStatus, mock.Anything, mock.Anything).Return(activities.HarnessMonitorStatusOutput{}, nil).Maybe()
+	recorded := false
+	env.OnActivity(harnessActs.HarnessRecordCycle, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in activities.HarnessRecordInput) (harness.CycleResult, error) {
+			recorded = true
+			return harness.CycleResult{}, nil
+		}).Maybe()
+	env.ExecuteWorkflow(HarnessCycleWorkflowName, HarnessCycleRequest{})
+	err := env.GetWorkflowError()
+	if err == nil || Readable(err) != msg {
+		t.Fatalf("cycle over a tampered harness: %v", err)
+	}
+	if loads != 1 || recorded {
+		t.Errorf("%d loads, recorded %v", loads, recorded)
+	}
+	if sent.Monitor.ID != SaturationMonitorID || sent.Monitor.TamperUpdate != MonitorTamperUpdate || sent.Monitor.StatusQuery != MonitorStatusQuery {
+		t.Errorf("load checked against %+v", sent.Monitor)
 	}
 }

@@ -195,7 +195,19 @@ type ExpansionRequest struct {
 	Benchmarks []harness.BenchmarkScore `json:"benchmarks,omitempty"`
 	// MonitorID receives the expansion's events; empty sends none.
 	MonitorID string `json:"monitor_id,omitempty"`
+	// Import, when set, makes this the application of an imported harness file: no research
+	// and no proposer, the import is the proposal and its approval.
+	Import *ExpansionImport `json:"import,omitempty"`
 	ExpansionSettings
+}
+
+// ExpansionImport is a hand-edited harness file as a proposal over the version in force. Its
+// new tests enter disabled and are enabled only after they pass at baseline, like an
+// expansion's.
+type ExpansionImport struct {
+	File     string           `json:"file"`
+	By       string           `json:"by"`
+	Proposal harness.Proposal `json:"proposal"`
 }
 
 // Expansion states.

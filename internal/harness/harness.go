@@ -194,6 +194,7 @@ type Proposal struct {
 	NewBenchmarks      []Benchmark         `json:"new_benchmarks,omitempty"`
 	NewEdgeCases       []EdgeCase          `json:"new_edge_cases,omitempty"`
 	EnableTests        []string            `json:"enable_tests,omitempty"`
+	NewRegressionTests []string            `json:"new_regression_tests,omitempty"`
 	Gates              *Gates              `json:"gates,omitempty"`
 	RemoveTests        []string            `json:"remove_tests,omitempty"`
 	DisableTests       []string            `json:"disable_tests,omitempty"`
@@ -203,7 +204,7 @@ type Proposal struct {
 
 // Empty reports whether p changes nothing.
 func (p Proposal) Empty() bool {
-	return len(p.ThresholdIncreases)+len(p.NewBenchmarks)+len(p.NewEdgeCases)+len(p.EnableTests)+
+	return len(p.ThresholdIncreases)+len(p.NewBenchmarks)+len(p.NewEdgeCases)+len(p.EnableTests)+len(p.NewRegressionTests)+
 		len(p.RemoveTests)+len(p.DisableTests)+len(p.RewriteTests) == 0 && p.Gates == nil
 }
 
@@ -222,6 +223,7 @@ func Filter(current Harness, p Proposal) (Proposal, []Refusal) {
 	f.newBenchmarks(p.NewBenchmarks)
 	f.newEdgeCases(p.NewEdgeCases)
 	f.enables(p.EnableTests)
+	f.regressions(p.NewRegressionTests)
 	f.gates(p.Gates)
 	f.weakenings(p)
 	return f.ok, f.refused
@@ -329,6 +331,24 @@ func (f *filter) enables(ids []string) {
 	}
 }
 
+// regressions keeps making enabled benchmarks of the harness regression tests; a test that has
+// not passed at baseline yet cannot be one.
+func (f *filter) regressions(ids []string) {
+	for _, id := range ids {
+		b, found := f.current.Benchmark(id)
+		switch {
+		case !found:
+			f.refuse("regression "+id, "benchmark %s is not enabled yet: it becomes a regression test only after it passes at baseline and is enabled (import it first, then list it)", id)
+		case !b.Enabled:
+			f.refuse("regression "+id, "benchmark %s is disabled: it becomes a regression test only once enabled", id)
+		case f.current.IsRegression(id):
+			f.refuse("regression "+id, "%s is already a regression test", id)
+		default:
+			f.ok.NewRegressionTests = append(f.ok.NewRegressionTests, id)
+		}
+	}
+}
+
 // gates keeps a gate change that tightens or keeps every gate and changes at least one.
 func (f *filter) gates(g *Gates) {
 	if g == nil {
@@ -419,6 +439,7 @@ func Apply(current Harness, p Proposal) (Harness, error) {
 	for _, id := range p.EnableTests {
 		h, _ = Enable(h, id)
 	}
+	h.RegressionTests = append(h.RegressionTests, p.NewRegressionTests...)
 	return h, nil
 }
 
@@ -508,6 +529,11 @@ func Diff(current, next Harness) Proposal {
 	for _, id := range current.RegressionTests {
 		if !next.IsRegression(id) {
 			p.RemoveTests = append(p.RemoveTests, id+" (regression)")
+		}
+	}
+	for _, id := range next.RegressionTests {
+		if !current.IsRegression(id) {
+			p.NewRegressionTests = append(p.NewRegressionTests, id)
 		}
 	}
 	if next.Gates != current.Gates {

@@ -189,9 +189,18 @@ func TestDiff(t *testing.T) {
 	stricter := cur.Clone()
 	stricter.Benchmarks[0].Threshold = 0.8
 	stricter.Benchmarks[2].Enabled = true
-	stricter.RegressionTests = append(stricter.RegressionTests, "c")
+	stricter.RegressionTests = append(stricter.RegressionTests, "b")
 	if err := Ratchet(cur, Diff(cur, stricter)); err != nil {
 		t.Errorf("stricter harness refused: %v", err)
+	}
+	if h, err := Apply(cur, Diff(cur, stricter)); err != nil || !h.IsRegression("b") {
+		t.Errorf("new regression test not applied: %v %v", h.RegressionTests, err)
+	}
+	// c is enabled by the same change, but only after it passes at baseline: not a regression yet
+	early := stricter.Clone()
+	early.RegressionTests = append(early.RegressionTests, "c")
+	if err := Ratchet(cur, Diff(cur, early)); err == nil || !strings.Contains(err.Error(), "becomes a regression test only once enabled") {
+		t.Errorf("regression on a disabled benchmark: %v", err)
 	}
 	dropped := cur.Clone()
 	dropped.RegressionTests = nil
