@@ -26,11 +26,11 @@ import (
 )
 
 func init() {
-	register("harness", "evaluation harness: record METRICS.json | status | schedule | init | show | import FILE", harnessCmd)
+	register("harness", "evaluation harness: record METRICS.json | status | schedule | init | show | import FILE | verify | restore N", harnessCmd)
 	register("expansion", "harness expansions: list | show ID | approve ID | reject ID --reason ...", expansionCmd)
 }
 
-const harnessUsage = "usage: starter harness record METRICS.json | status [--json] | schedule --every DURATION | schedule pause|resume|trigger|delete | init [--from QUESTIONS.jsonl] | show [--json] [--version N] | import FILE"
+const harnessUsage = "usage: starter harness record METRICS.json | status [--json] | schedule --every DURATION | schedule pause|resume|trigger|delete | init [--from QUESTIONS.jsonl] | show [--json] [--version N] | import FILE [--by NAME] | verify [--adopt] [--json] | restore VERSION"
 
 const expansionUsage = "usage: starter expansion list | show ID | approve ID [--by NAME] [--reason TEXT] | reject ID --reason TEXT [--by NAME]"
 
@@ -66,6 +66,8 @@ var harnessCommands = map[string]commandFunc{
 	"init":     harnessInitCmd,
 	"show":     harnessShowCmd,
 	"import":   harnessImportCmd,
+	"verify":   harnessVerifyCmd,
+	"restore":  harnessRestoreCmd,
 }
 
 func harnessCmd(ctx context.Context, env config.Env, args []string) error {
@@ -126,6 +128,7 @@ func harnessStatusCmd(ctx context.Context, env config.Env, args []string) error 
 		return harnessJSON(stdout, st)
 	}
 	harnessPrintStatus(stdout, st)
+	harnessPrintIntegrity(stdout, env.HarnessDir(), st)
 	if every, ok := harnessScheduleInterval(ctx, c); ok {
 		fmt.Fprintf(stdout, "schedule: a cycle every %s\n", every)
 		if w := harness.ScheduleWarning(every); w != "" {
@@ -144,8 +147,9 @@ func harnessScheduleInterval(ctx context.Context, c client.Client) (time.Duratio
 	return d.Schedule.Spec.Intervals[0].Every, true
 }
 
-// harnessInitCmd creates harness v1 from a question set, unless a harness exists.
-func harnessInitCmd(_ context.Context, env config.Env, args []string) error {
+// harnessInitCmd creates harness v1 from a question set, unless a harness exists; its hash is
+// recorded in the monitor (started if needed) before the files are written.
+func harnessInitCmd(ctx context.Context, env config.Env, args []string) error {
 	fs := flag.NewFlagSet("harness init", flag.ContinueOnError)
 	from := fs.String("from", "", "question set (JSONL) to build the benchmarks from; default: the built-in Go documentation set")
 	threshold := fs.Float64("threshold", 0.5, "pass threshold (fact recall) of every benchmark")
@@ -172,7 +176,18 @@ func harnessInitCmd(_ context.Context, env config.Env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("question set: %v", err)
 	}
-	h, created, err := harness.NewStore(env.HarnessDir()).Init(harness.FromQuestions(qs, *threshold, *regression), time.Now())
+	h0 := harness.FromQuestions(qs, *threshold, *regression)
+	for _, b := range h0.Benchmarks {
+		if bad := harness.TrivialFacts(b.ID, b.Gold); len(bad) > 0 {
+			return fmt.Errorf("question set: %s", strings.Join(bad, "; "))
+		}
+	}
+	c, err := harnessDial(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	h, created, err := harness.NewStore(env.HarnessDir()).InitRecorded(h0, time.Now(), harnessRecorder(ctx, c, env.TaskQueue))
 	if err != nil {
 		return err
 	}
@@ -196,15 +211,104 @@ func harnessShowCmd(_ context.Context, env config.Env, args []string) error {
 	return harnessShow(harness.NewStore(env.HarnessDir()), *version, *asJSON)
 }
 
-func harnessImportCmd(_ context.Context, env config.Env, args []string) error {
-	if len(args) != 1 {
-		return usagef("harness import needs one harness FILE")
-	}
-	h, err := harnessImport(harness.NewStore(env.HarnessDir()), args[0])
+// harnessImportCmd applies a hand-edited harness file through an expansion run: the ratchet
+// over the verified version in force, new tests disabled until they pass at baseline, the
+// commit recorded in the monitor.
+func harnessImportCmd(ctx context.Context, env config.Env, args []string) error {
+	fs := flag.NewFlagSet("harness import", flag.ContinueOnError)
+	by := fs.String("by", env.User, "who imports")
+	pos, err := harnessParse(fs, args)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "harness v%d committed\n", h.Version)
+	if len(pos) != 1 {
+		return usagef("harness import needs one harness FILE")
+	}
+	if strings.TrimSpace(*by) == "" {
+		return usagef("harness import needs --by NAME (or USER)")
+	}
+	next, err := harnessReadImport(pos[0])
+	if err != nil {
+		return err
+	}
+	c, err := harnessDial(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	store := harness.NewStore(env.HarnessDir())
+	l, err := activities.HarnessLedger(ctx, c, harnessMonitorRef(env.TaskQueue))
+	if err != nil {
+		return err
+	}
+	cur, err := store.CurrentVerified(l)
+	if err != nil {
+		return err
+	}
+	p, err := harnessImportProposal(cur, next, pos[0])
+	if err != nil {
+		return err
+	}
+	id := workflows.ExpansionIDPrefix + "import-" + harness.Short(harness.ContentHash(next))
+	req := workflows.ExpansionRequest{Reason: "import " + pos[0], MonitorID: harnessMonitorID,
+		Import: &workflows.ExpansionImport{File: pos[0], By: strings.TrimSpace(*by), Proposal: p}}
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: env.TaskQueue}, workflows.ExpansionWorkflowName, req)
+	if err != nil {
+		return fmt.Errorf("starting the import: %s", workflows.Readable(err))
+	}
+	if n := len(p.NewTests()) + len(p.EnableTests); n > 0 {
+		fmt.Fprintf(stdout, "import %s started: %d test(s) enter disabled and run at baseline first; each is enabled only if it passes (Ctrl-C leaves it running: starter expansion show %s)\n", id, n, id)
+	}
+	var st workflows.ExpansionStatus
+	if err := run.Get(ctx, &st); err != nil {
+		return fmt.Errorf("import %s: %s (the harness stays at v%d)", id, workflows.Readable(err), cur.Version)
+	}
+	return harnessPrintImport(stdout, st)
+}
+
+// harnessReadImport reads and validates a harness file before anything is dialled.
+func harnessReadImport(path string) (harness.Harness, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return harness.Harness{}, err
+	}
+	next, err := harness.Parse(data)
+	if err != nil {
+		return harness.Harness{}, fmt.Errorf("%s: %v (the harness stays at its last good version)", path, err)
+	}
+	return next, nil
+}
+
+// harnessImportProposal is the imported file as a proposal over cur; the whole file passes the
+// ratchet (trivial gold patterns included) or nothing is imported.
+func harnessImportProposal(cur, next harness.Harness, path string) (harness.Proposal, error) {
+	p := harness.Diff(cur, next)
+	if err := harness.Ratchet(cur, p); err != nil {
+		return p, fmt.Errorf("%s: %v (the harness stays at v%d)", path, err, cur.Version)
+	}
+	if p.Empty() {
+		return p, fmt.Errorf("%s changes nothing in harness v%d", path, cur.Version)
+	}
+	return p, nil
+}
+
+func harnessPrintImport(w io.Writer, st workflows.ExpansionStatus) error {
+	for _, t := range st.NewTests {
+		verdict := fmt.Sprintf("passed at baseline (%.2f), enabled", t.Score)
+		if !t.Passed {
+			verdict = fmt.Sprintf("failed at baseline (%.2f), left disabled", t.Score)
+			if t.Note != "" {
+				verdict += ": " + t.Note
+			}
+		}
+		fmt.Fprintf(w, "  %s %s\n", t.ID, verdict)
+	}
+	switch st.State {
+	case workflows.ExpansionApplied:
+		fmt.Fprintf(w, "harness v%d committed from v%d (%s)\n", st.CommittedVersion, st.BaseVersion, st.ID)
+	default:
+		fmt.Fprintf(w, "import %s ended %s: %s (the harness stays at v%d)\n", st.ID, st.State, st.Note, st.BaseVersion)
+	}
 	return nil
 }
 
@@ -425,27 +529,6 @@ func harnessShow(store *harness.Store, version int, asJSON bool) error {
 	return tw.Flush()
 }
 
-// harnessImport commits a hand-edited harness file as the next version, through the same
-// ratchet as an expansion; an invalid or less rigorous file changes nothing.
-func harnessImport(store *harness.Store, path string) (harness.Harness, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return harness.Harness{}, err
-	}
-	next, err := harness.Parse(data)
-	if err != nil {
-		return harness.Harness{}, fmt.Errorf("%s: %v (the harness stays at its last good version)", path, err)
-	}
-	cur, err := store.Current()
-	if err != nil {
-		return harness.Harness{}, err
-	}
-	if err := harness.Ratchet(cur, harness.Diff(cur, next)); err != nil {
-		return harness.Harness{}, fmt.Errorf("%s: %v (the harness stays at v%d)", path, err, cur.Version)
-	}
-	return store.Commit(next, cur.Version, "import "+path, time.Now())
-}
-
 func expansionCmd(ctx context.Context, env config.Env, args []string) error {
 	if len(args) == 0 {
 		return usagef(expansionUsage)
@@ -473,7 +556,7 @@ func expansionCmd(ctx context.Context, env config.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "expansion %s %sd by %s\n", st.ID, x.sub, st.Decision.By)
+	fmt.Fprintln(stdout, expansionDecided(st))
 	return nil
 }
 
@@ -533,12 +616,46 @@ func expansionList(ctx context.Context, c client.Client, asJSON bool) error {
 	return tw.Flush()
 }
 
+// expansionDecided says what a decision did, in the past tense of the decision itself.
+func expansionDecided(st workflows.ExpansionStatus) string {
+	if st.Decision == nil {
+		return fmt.Sprintf("expansion %s is %s", st.ID, st.State)
+	}
+	return fmt.Sprintf("expansion %s %s", st.ID, decisionText(*st.Decision))
+}
+
+// decisionText is "approved by NAME at TIME" or "rejected by NAME at TIME".
+func decisionText(d workflows.ExpansionDecision) string {
+	verb := "rejected"
+	if d.Approved {
+		verb = "approved"
+	}
+	return fmt.Sprintf("%s by %s at %s", verb, d.By, d.At.UTC().Format(time.RFC3339))
+}
+
 func expansionNotFound(id string, err error) error {
 	var nf *serviceerror.NotFound
 	if errors.As(err, &nf) {
 		return fmt.Errorf("no expansion %s (starter expansion list shows them)", id)
 	}
-	return err
+	return errors.New(workflows.Readable(err))
+}
+
+// expansionClosed explains a decision sent to an expansion whose workflow has ended: the
+// server answers "not found" for an update to a closed workflow, though the expansion exists.
+func expansionClosed(ctx context.Context, c client.Client, id string, err error) error {
+	var nf *serviceerror.NotFound
+	if !errors.As(err, &nf) {
+		return expansionNotFound(id, err)
+	}
+	st, qerr := expansionShow(ctx, c, id)
+	if qerr != nil {
+		return qerr
+	}
+	if st.Decision != nil {
+		return fmt.Errorf("expansion %s was already %s; it is %s now", id, decisionText(*st.Decision), st.State)
+	}
+	return fmt.Errorf("expansion %s ended %s without a decision; there is nothing to decide (starter expansion show %s)", id, st.State, id)
 }
 
 // expansionShow queries one expansion's status.
@@ -562,10 +679,10 @@ func expansionDecide(ctx context.Context, c client.Client, id string, approve bo
 		Args: []any{workflows.DecideRequest{By: by, Reason: reason}}, WaitForStage: client.WorkflowUpdateStageCompleted})
 	var st workflows.ExpansionStatus
 	if err != nil {
-		return st, expansionNotFound(id, err)
+		return st, expansionClosed(ctx, c, id, err)
 	}
 	if err := h.Get(ctx, &st); err != nil {
-		return st, fmt.Errorf("expansion %s: %w", id, err)
+		return st, errors.New(workflows.Readable(err))
 	}
 	return st, nil
 }
