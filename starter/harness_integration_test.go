@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -130,9 +131,6 @@ func TestHarnessOnDevServer(t *testing.T) {
 		t.Fatalf("questions %v not in the Go set", harnessQuestions)
 	}
 	store := harness.NewStore(filepath.Join(dir, "harness"))
-	if _, _, err := store.Init(harness.FromQuestions(qs, 0.5, 1), time.Now()); err != nil {
-		t.Fatal(err)
-	}
 
 	w := worker.New(c, tq, worker.Options{})
 	w.RegisterWorkflowWithOptions(workflows.SaturationMonitorWorkflow, workflow.RegisterOptions{Name: workflows.SaturationMonitorWorkflowName})
@@ -145,6 +143,10 @@ func TestHarnessOnDevServer(t *testing.T) {
 	}
 	defer w.Stop()
 	defer c.TerminateWorkflow(context.Background(), harnessMonitorID, "", "test done")
+	// v1's hash is recorded in the monitor (which this starts) before the files are written
+	if _, _, err := store.InitRecorded(harness.FromQuestions(qs, 0.5, 1), time.Now(), harnessRecorder(ctx, c, tq)); err != nil {
+		t.Fatal(err)
+	}
 
 	// The Schedule, created idempotently, then triggered once.
 	created, err := harnessSchedule(ctx, c, tq, time.Hour)
@@ -269,12 +271,92 @@ func TestHarnessOnDevServer(t *testing.T) {
 		st, err = harnessStatus(ctx, c)
 		return err == nil && len(st.Expansions) == 1 && st.Expansions[0].State == workflows.EventApplied && st.OpenExpansion == "", fmt.Sprint(st.Expansions, err)
 	})
-
-	// The recorded histories replay without nondeterminism (and become the replay test's data).
+	if got, ok := st.Ledger.Hash(2); !ok || got != harness.ContentHash(h) {
+		t.Errorf("the committed v2 is not recorded: %+v", st.Ledger)
+	}
+	// A decision on the closed expansion says who decided it, not "no expansion".
 	if err := c.GetWorkflow(ctx, id, "").Get(ctx, nil); err != nil {
 		t.Fatalf("expansion result: %v", err)
 	}
+	if _, err := expansionDecide(ctx, c, id, true, "again", ""); err == nil || !strings.Contains(err.Error(), "was already approved by integration at") {
+		t.Errorf("decision on a closed expansion: %v", err)
+	}
+
+	// current.json edited on disk: the next cycle stops at its load, the monitor records the
+	// tamper state, and a restore of the verified v2 clears it.
+	weak := h.Clone()
+	for i := range weak.Benchmarks {
+		weak.Benchmarks[i].Threshold = 0.01
+	}
+	weak.Gates = harness.Gates{}
+	data, _ := json.MarshalIndent(weak, "", "  ")
+	if err := os.WriteFile(filepath.Join(store.Dir(), "current.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tampered, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "sated-harness-tamper-test-" + suffix, TaskQueue: tq}, workflows.HarnessCycleWorkflowName,
+		workflows.HarnessCycleRequest{MonitorID: harnessMonitorID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tampered.Get(ctx, nil); err == nil || !strings.Contains(workflows.Readable(err), "current.json was changed outside sated") {
+		t.Fatalf("cycle over an edited current.json: %v", err)
+	}
+	st, err = harnessStatus(ctx, c)
+	if err != nil || st.Tamper == nil || st.Tamper.File != "current.json" {
+		t.Fatalf("monitor tamper state %+v %v", st.Tamper, err)
+	}
+	env := testEnv(t)
+	env.TaskQueue, env.User = tq, "integration"
+	env.DataDir = dir
+	if err := harnessRestoreCmd(ctx, env, []string{"2"}); err != nil {
+		t.Fatalf("restore: %v", err)
+	}
+	if st, err = harnessStatus(ctx, c); err != nil || st.Tamper != nil {
+		t.Errorf("tamper state after restore: %+v %v", st.Tamper, err)
+	}
+
+	// An imported benchmark, enabled in the file, enters disabled and is enabled only if its
+	// real research run passes at baseline.
+	var once eval.Question
+	for _, q := range all {
+		if q.ID == "mem-locks-once" {
+			once = q
+		}
+	}
+	next := h.Clone()
+	next.Benchmarks = append(next.Benchmarks, harness.Benchmark{ID: once.ID, Question: once.Question, Gold: once.Gold, Threshold: 0.5, Enabled: true})
+	data, _ = json.MarshalIndent(next, "", "  ")
+	edit := filepath.Join(dir, "edit.json")
+	if err := os.WriteFile(edit, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := harnessImportCmd(ctx, env, []string{edit}); err != nil {
+		t.Fatalf("import: %v", err)
+	}
+	importID := workflows.ExpansionIDPrefix + "import-" + harness.Short(harness.ContentHash(next))
+	imp, err := expansionShow(ctx, c, importID)
+	if err != nil || len(imp.NewTests) != 1 || imp.Decision == nil || imp.Decision.By != "integration" {
+		t.Fatalf("import run %+v %v", imp, err)
+	}
+	if st, err = harnessStatus(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	after, err := store.CurrentVerified(st.Ledger)
+	b, found := after.Benchmark(once.ID)
+	switch {
+	case err != nil:
+		t.Fatalf("after import: %v", err)
+	case imp.NewTests[0].Passed && (imp.State != workflows.ExpansionApplied || !found || !b.Enabled || after.Version != 3):
+		t.Errorf("passed at baseline but not enabled: %+v v%d", imp, after.Version)
+	case !imp.NewTests[0].Passed && found && b.Enabled:
+		t.Errorf("failed at baseline but enabled: %+v", imp)
+	}
+	t.Logf("imported %s: %s at baseline (%.2f), %s", once.ID, map[bool]string{true: "passed", false: "failed"}[imp.NewTests[0].Passed], imp.NewTests[0].Score, imp.State)
+
+	// The recorded histories replay without nondeterminism (and become the replay test's data).
 	harnessHistory(t, ctx, c, l.Metrics.CycleID, "harness_cycle_history.json", workflows.HarnessCycleWorkflow)
 	harnessHistory(t, ctx, c, id, "harness_expansion_history.json", workflows.ExpansionWorkflow)
-	harnessHistory(t, ctx, c, harnessMonitorID, "harness_monitor_history.json", workflows.SaturationMonitorWorkflow)
+	// harness_monitor_history.json stays the monitor from before recorded hashes
+	harnessHistory(t, ctx, c, harnessMonitorID, "harness_monitor_ledger_history.json", workflows.SaturationMonitorWorkflow)
+	harnessHistory(t, ctx, c, importID, "harness_import_history.json", workflows.ExpansionWorkflow)
 }

@@ -29,12 +29,17 @@ func TestReplayRecordedHistory(t *testing.T) {
 
 // TestReplayHarnessHistories replays a harness cycle, an approved and applied expansion and the
 // monitor that recorded ten cycles and started it, all recorded on the real dev server (by
-// `SATED_RECORD_HISTORY=1 go test ./starter -run TestHarnessOnDevServer`).
+// `SATED_RECORD_HISTORY=1 go test ./starter -run TestHarnessOnDevServer`). The first three are
+// from before the tamper-evident harness; the import (an expansion through the "harness-import"
+// version) and the monitor that recorded version hashes, a tamper report and its clearing are
+// from after it.
 func TestReplayHarnessHistories(t *testing.T) {
 	replayEach(t, []recorded{
 		{"harness_cycle_history.json", HarnessCycleWorkflow},
 		{"harness_expansion_history.json", ExpansionWorkflow},
 		{"harness_monitor_history.json", SaturationMonitorWorkflow},
+		{"harness_import_history.json", ExpansionWorkflow},
+		{"harness_monitor_ledger_history.json", SaturationMonitorWorkflow},
 	})
 }
 
