@@ -38,3 +38,16 @@ func classify(what string, err error) error {
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
+
+// Readable is what a person needs of a Temporal error: the message of the application error at
+// its root, without the activity and workflow wrappers and the type annotations.
+func Readable(err error) string {
+	if err == nil {
+		return ""
+	}
+	var ae *temporal.ApplicationError
+	if errors.As(err, &ae) && ae.Message() != "" {
+		return ae.Message()
+	}
+	return err.Error()
+}

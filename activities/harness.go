@@ -539,7 +539,7 @@ func RecordHarnessCycle(ctx context.Context, c client.Client, in HarnessRecordIn
 	}
 	var res harness.CycleResult
 	if err := h.Get(ctx, &res); err != nil {
-		return harness.CycleResult{}, fmt.Errorf("monitor refused the cycle: %w", err)
+		return harness.CycleResult{}, fmt.Errorf("monitor refused the cycle: %s", Readable(err))
 	}
 	return res, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -170,5 +171,23 @@ func TestHarnessRestoreRefusesPlantedArchive(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "archive", "v99.json"), data, 0o644)
 	if _, err := env.ExecuteActivity(a.HarnessRestore, HarnessRestoreInput{Version: 99, Monitor: fakeRef}); err == nil || !strings.Contains(err.Error(), "unknown") {
 		t.Errorf("restored a planted archive: %v", err)
+	}
+}
+
+func TestReadable(t *testing.T) {
+	app := temporal.NewNonRetryableApplicationError("current.json was changed outside sated", HarnessTampered, nil)
+	cases := []struct {
+		err  error
+		want string
+	}{
+		{nil, ""},
+		{errors.New("plain"), "plain"},
+		{app, "current.json was changed outside sated"},
+		{fmt.Errorf("activity error (type: HarnessLoad): %w", app), "current.json was changed outside sated"},
+	}
+	for _, c := range cases {
+		if got := Readable(c.err); got != c.want {
+			t.Errorf("Readable(%v) = %q, want %q", c.err, got, c.want)
+		}
 	}
 }

@@ -62,7 +62,7 @@ func runHarnessTest(ctx workflow.Context, t harnessTest, gates harness.Gates, cf
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: childID, WorkflowExecutionTimeout: harnessResearchTimeout})
 	var rep ResearchReport
 	if err := workflow.ExecuteChildWorkflow(cctx, ResearchWorkflowName, ResearchRequest{Question: t.Question, Config: cfg, Eval: true}).Get(ctx, &rep); err != nil {
-		res.Error = "research failed: " + err.Error()
+		res.Error = "research failed: " + Readable(err)
 		res.Unanimous = true // every auditor fails a run that produced nothing
 		return res
 	}
@@ -72,7 +72,7 @@ func runHarnessTest(ctx workflow.Context, t harnessTest, gates harness.Gates, cf
 		Markdown: rep.Markdown, Evidence: rep.Evidence, Sources: len(rep.Sources),
 	}).Get(ctx, &out)
 	if err != nil {
-		res.Error = "scoring failed: " + err.Error()
+		res.Error = "scoring failed: " + Readable(err)
 		return res
 	}
 	res.Score, res.Missing, res.Passed, res.Unanimous, res.Judge = out.Score, out.Missing, out.Passed, out.Unanimous, out.Judge

@@ -1,7 +1,6 @@
 package workflows
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -17,19 +16,8 @@ import (
 // ExpansionFailed is the state of an expansion that could not finish.
 const ExpansionFailed = "failed"
 
-// Readable is what a person needs of a Temporal error: the message of the application error at
-// its root, without the activity and workflow wrappers and the type annotations.
-func Readable(err error) string {
-	var ae *temporal.ApplicationError
-	if errors.As(err, &ae) && ae.Message() != "" {
-		return ae.Message()
-	}
-	var te *temporal.TimeoutError
-	if errors.As(err, &te) {
-		return "timed out: " + te.Error()
-	}
-	return err.Error()
-}
+// Readable is the message a person needs of a Temporal error (activities.Readable).
+func Readable(err error) string { return activities.Readable(err) }
 
 // expansion is the running state of ExpansionWorkflow.
 type expansion struct {
