@@ -32,7 +32,8 @@ func TestReplayRecordedHistory(t *testing.T) {
 // `SATED_RECORD_HISTORY=1 go test ./starter -run TestHarnessOnDevServer`). The first three are
 // from before the tamper-evident harness; the import (an expansion through the "harness-import"
 // version) and the monitor that recorded version hashes, a tamper report and its clearing are
-// from after it.
+// from after it. The first monitor history is also from before "keep-history-window" (cycles
+// pruned at 90 days), the ledger history from after it.
 func TestReplayHarnessHistories(t *testing.T) {
 	replayEach(t, []recorded{
 		{"harness_cycle_history.json", HarnessCycleWorkflow},
