@@ -50,6 +50,9 @@ func ExpansionWorkflow(ctx workflow.Context, req ExpansionRequest) (ExpansionSta
 			return x.s, err
 		}
 	}
+	if workflow.GetVersion(ctx, decideBySignalChange, workflow.DefaultVersion, 1) >= 1 {
+		x.listenForDecisionSignals(ctx)
+	}
 	err := x.run(ctx)
 	if err != nil {
 		x.s.State, x.s.Note = ExpansionFailed, Readable(err)
@@ -59,6 +62,37 @@ func ExpansionWorkflow(ctx workflow.Context, req ExpansionRequest) (ExpansionSta
 		err = werr
 	}
 	return x.s, err
+}
+
+// decideBySignalChange: from version 1 approve and reject are also accepted as signals (the
+// Temporal CLI's 'workflow signal', the UI's signal dialog), validated as the updates are.
+const decideBySignalChange = "decide-by-signal"
+
+// listenForDecisionSignals takes approve and reject signals for as long as the expansion runs:
+// a valid one decides as the update would; an invalid or late one is recorded with why.
+func (x *expansion) listenForDecisionSignals(ctx workflow.Context) {
+	sel := workflow.NewSelector(ctx)
+	for _, h := range []struct {
+		name    string
+		approve bool
+	}{{ExpansionApproveUpdate, true}, {ExpansionRejectUpdate, false}} {
+		name, approve := h.name, h.approve
+		sel.AddReceive(workflow.GetSignalChannel(ctx, name), func(c workflow.ReceiveChannel, _ bool) {
+			var r DecideRequest
+			c.Receive(ctx, &r)
+			if err := x.validateDecision(r, approve); err != nil {
+				x.s.IgnoredSignals = append(x.s.IgnoredSignals, IgnoredSignal{At: workflow.Now(ctx), Signal: name,
+					By: strings.TrimSpace(r.By), Reason: strings.TrimSpace(r.Reason), Why: err.Error()})
+				return
+			}
+			x.s.Decision = &ExpansionDecision{Approved: approve, By: strings.TrimSpace(r.By), Reason: strings.TrimSpace(r.Reason), At: workflow.Now(ctx)}
+		})
+	}
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			sel.Select(ctx)
+		}
+	})
 }
 
 // validateDecision refuses a decision the expansion is not waiting for, and a nameless or

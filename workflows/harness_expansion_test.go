@@ -295,3 +295,52 @@ func TestExpansionSignalsMonitor(t *testing.T) {
 		t.Errorf("events %s", got)
 	}
 }
+
+// Approve and reject also arrive as signals (the Temporal CLI's 'workflow signal', the UI's
+// signal dialog): a valid one decides as the update does, and the ones that decide nothing are
+// recorded with why instead of vanishing.
+func TestExpansionDecidedBySignal(t *testing.T) {
+	env, store := hxEnv(t, nil)
+	env.RegisterDelayedCallback(func() {
+		env.SignalWorkflow(ExpansionApproveUpdate, DecideRequest{Reason: "nameless"})
+		env.SignalWorkflow(ExpansionApproveUpdate, DecideRequest{By: "ops", Reason: "ceiling reached"})
+		env.SignalWorkflow(ExpansionRejectUpdate, DecideRequest{By: "bo", Reason: "too late"})
+	}, time.Hour)
+	env.ExecuteWorkflow(ExpansionWorkflowName, ExpansionRequest{Cycle: 10, Reason: "expansion-research", Benchmarks: hxCeilingScores})
+	st := hxStatus(t, env)
+	if st.State != ExpansionApplied || st.Decision == nil || st.Decision.By != "ops" || !st.Decision.Approved {
+		t.Fatalf("status %+v", st)
+	}
+	if h, err := store.Current(); err != nil || h.Version != 2 {
+		t.Fatalf("store: v%d %v", h.Version, err)
+	}
+	if len(st.IgnoredSignals) != 2 {
+		t.Fatalf("ignored signals %+v, want the nameless and the late one", st.IgnoredSignals)
+	}
+	if s := st.IgnoredSignals[0]; s.Signal != "approve" || !strings.Contains(s.Why, "must name who") {
+		t.Errorf("nameless signal: %+v", s)
+	}
+	if s := st.IgnoredSignals[1]; s.Signal != "reject" || s.By != "bo" || !strings.Contains(s.Why, "already approved by ops") {
+		t.Errorf("late signal: %+v", s)
+	}
+}
+
+// A rejection by signal needs its reason, like the update.
+func TestExpansionRejectedBySignal(t *testing.T) {
+	env, store := hxEnv(t, nil)
+	env.RegisterDelayedCallback(func() {
+		env.SignalWorkflow(ExpansionRejectUpdate, DecideRequest{By: "bo"})
+		env.SignalWorkflow(ExpansionRejectUpdate, DecideRequest{By: "bo", Reason: "thresholds are fine"})
+	}, 2*time.Hour)
+	env.ExecuteWorkflow(ExpansionWorkflowName, ExpansionRequest{Cycle: 10, Benchmarks: hxCeilingScores})
+	st := hxStatus(t, env)
+	if st.State != ExpansionRejected || st.Decision == nil || st.Decision.Reason != "thresholds are fine" {
+		t.Fatalf("status %+v", st)
+	}
+	if len(st.IgnoredSignals) != 1 || !strings.Contains(st.IgnoredSignals[0].Why, "needs a reason") {
+		t.Errorf("ignored %+v", st.IgnoredSignals)
+	}
+	if vs, _ := store.Versions(); len(vs) != 1 {
+		t.Errorf("versions %v after a rejection", vs)
+	}
+}

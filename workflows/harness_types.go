@@ -263,6 +263,18 @@ type ExpansionStatus struct {
 	NewTests           []TestOutcome      `json:"new_tests,omitempty"`
 	CommittedVersion   int                `json:"committed_version,omitempty"`
 	Note               string             `json:"note,omitempty"`
+	// IgnoredSignals are approve/reject signals that decided nothing (invalid or late), with why.
+	IgnoredSignals []IgnoredSignal `json:"ignored_signals,omitempty"`
+}
+
+// IgnoredSignal is an approve or reject signal the expansion did not act on, and why: a signal
+// has no answer to carry a refusal, so the refusal is kept here for 'starter expansion show'.
+type IgnoredSignal struct {
+	At     time.Time `json:"at"`
+	Signal string    `json:"signal"`
+	By     string    `json:"by,omitempty"`
+	Reason string    `json:"reason,omitempty"`
+	Why    string    `json:"why"`
 }
 
 // HarnessCycleRequest starts a harness cycle; the schedule sends the zero value.
