@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -253,8 +254,25 @@ func TestHarnessOnDevServer(t *testing.T) {
 	if _, err := expansionDecide(ctx, c, "sated-no-such-expansion-"+suffix, true, "it", ""); err == nil || !strings.Contains(err.Error(), "no expansion") {
 		t.Errorf("unknown expansion: %v", err)
 	}
-	if _, err := expansionDecide(ctx, c, id, true, "integration", "ceiling reached"); err != nil {
-		t.Fatalf("approve: %v", err)
+	// approve as the README shows, with the real Temporal CLI's signal: a nameless signal is
+	// recorded as ignored, the next one decides
+	temporalBin, err := exec.LookPath("temporal")
+	if err != nil {
+		testenv.Missing(t, "temporal CLI not on PATH (make tools)")
+	}
+	for _, input := range []string{`{"reason":"nameless"}`, `{"by":"integration","reason":"ceiling reached"}`} {
+		out, err := exec.CommandContext(ctx, temporalBin, "workflow", "signal", "--address", addr, "--workflow-id", id,
+			"--name", "approve", "--input", input).CombinedOutput()
+		if err != nil {
+			t.Fatalf("temporal workflow signal %s: %v\n%s", input, err, out)
+		}
+	}
+	harnessEventually(t, "the signalled approval", func() (bool, string) {
+		exp, err = expansionShow(ctx, c, id)
+		return err == nil && exp.Decision != nil, fmt.Sprint(exp.State, err)
+	})
+	if exp.Decision.By != "integration" || len(exp.IgnoredSignals) != 1 || !strings.Contains(exp.IgnoredSignals[0].Why, "must name who") {
+		t.Fatalf("signalled decision %+v, ignored %+v", exp.Decision, exp.IgnoredSignals)
 	}
 	if _, err := expansionDecide(ctx, c, id, false, "late", "too late"); err == nil || !strings.Contains(err.Error(), "already approved by integration") {
 		t.Errorf("second decision: %v", err)

@@ -33,11 +33,14 @@ func TestReplayRecordedHistory(t *testing.T) {
 // from before the tamper-evident harness; the import (an expansion through the "harness-import"
 // version) and the monitor that recorded version hashes, a tamper report and its clearing are
 // from after it. The first monitor history is also from before "keep-history-window" (cycles
-// pruned at 90 days), the ledger history from after it.
+// pruned at 90 days), the ledger history from after it. harness_expansion_history_v0.json is an
+// expansion from before "decide-by-signal", approved by update; the current one was approved by
+// a signal from the Temporal CLI, after a nameless signal it ignored.
 func TestReplayHarnessHistories(t *testing.T) {
 	replayEach(t, []recorded{
 		{"harness_cycle_history.json", HarnessCycleWorkflow},
 		{"harness_expansion_history.json", ExpansionWorkflow},
+		{"harness_expansion_history_v0.json", ExpansionWorkflow},
 		{"harness_monitor_history.json", SaturationMonitorWorkflow},
 		{"harness_import_history.json", ExpansionWorkflow},
 		{"harness_monitor_ledger_history.json", SaturationMonitorWorkflow},
