@@ -4,59 +4,411 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Injection finding kinds, as recorded in the quarantine log.
 const (
 	FindingInstruction = "instruction-to-model"
+	FindingAddressed   = "addressed-to-model"
 	FindingRoleMarker  = "role-marker"
 	FindingHiddenText  = "hidden-text"
 	FindingExfilLink   = "exfiltration-link"
 )
 
-var (
-	instructionREs = []*regexp.Regexp{
-		regexp.MustCompile(`(?i)\b(ignore|disregard|forget|override|bypass)\b[^.\n]{0,40}\b(previous|prior|above|earlier|preceding|all|any|your|the)\b[^.\n]{0,40}\b(instructions?|prompts?|rules|directions|guidelines|directives|context)\b`),
-		regexp.MustCompile(`(?i)\byou are now\b|\bfrom now on,? you\b|\bnew instructions?\s*:|\b(reveal|print|repeat|show)\b[^.\n]{0,20}\b(system|hidden|initial)\s+prompt\b`),
-		regexp.MustCompile(`(?i)\b(do not|don't|never)\s+(tell|inform|reveal to|mention to)\s+the\s+user\b|\b(as an? (ai|language model|llm|assistant)),? (you )?(must|should)\b`),
-	}
-	roleMarkerREs = []*regexp.Regexp{
-		regexp.MustCompile(`(?im)^\s*(system|assistant|developer|user|human)\s*:`),
-		regexp.MustCompile(`(?i)<\|\s*(im_start|im_end|system|assistant|user|endoftext|eot_id|start_header_id|end_header_id)\s*\|>`),
-		regexp.MustCompile(`(?i)\[/?INST\]|<<\s*/?SYS\s*>>|</?(system|assistant)>`),
-		regexp.MustCompile(`(?im)^\s*#{2,4}\s*(system|assistant|user|instruction|instructions|human|response)\b\s*:?\s*$`),
-	}
-	hiddenREs = []*regexp.Regexp{
-		regexp.MustCompile("[\u200B-\u200F\u2060-\u2064\uFEFF\u202A-\u202E\u2066-\u2069\U000E0000-\U000E007F]"),
-		regexp.MustCompile(`<!--[\s\S]*?-->`),
-		regexp.MustCompile(`(?i)display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(px|pt|em)?\b|opacity\s*:\s*0(\.0+)?\s*[;"']|color\s*:\s*transparent`),
-	}
-	mdImageRE = regexp.MustCompile(`!\[[^\]]*\]\(\s*<?([^)\s>]+)`)
-	mdLinkRE  = regexp.MustCompile(`(?:^|[^!])\[[^\]]*\]\(\s*<?([^)\s>]+)`)
-	htmlImgRE = regexp.MustCompile(`(?i)<img[^>]+src\s*=\s*["']?([^"'\s>]+)`)
-	templRE   = regexp.MustCompile(`[{}<>$]|%7[bBdD]|%3[cCeE]|%24`)
+// Words that name a model as a reader, shared by the address patterns. A bare "model", "agent"
+// or "bot" is too common in documentation to count alone; they count after "to/for/if you are".
+const (
+	aiNoun      = `(?:ai|a\.i\.|llm|llms|gpt|chatgpt|claude|gemini|copilot|chatbot|chatbots|(?:ai |large |)language models?|ai (?:assistant|agent|model|system|tool|reader|crawler)s?|assistant ai)`
+	aiNounLoose = `(?:` + aiNoun + `|assistants?|agents?|models?|bots?|crawlers?|scrapers?|summari[sz]ers?|automated (?:reader|system|tool|agent)s?)`
+	readingVerb = `(?:reading|summari[sz]ing|processing|parsing|crawling|scraping|analy[sz]ing|ingesting|indexing|reviewing|viewing|browsing|evaluating|that reads|that summari[sz]es|that processes|who reads|tasked with)`
 )
 
-// ScanInjection reports what makes text unsafe to hand back to a model later: instructions
-// aimed at the model, chat role markers, hidden text, and links built to carry data out. No
-// findings means the text may be stored.
-func ScanInjection(text string) []string {
-	var out []string
-	check := func(kind string, res []*regexp.Regexp) {
-		for _, re := range res {
-			if re.MatchString(text) {
-				out = append(out, kind)
-				return
-			}
-		}
+var (
+	// instructionREs run on the normalised views (lower case, folded letters).
+	instructionREs = compileAll(
+		// Override of earlier instructions, English, with paraphrases.
+		`\b(?:ignore|ignoring|disregard|disregarding|forget|forgetting|override|overriding|bypass|skip|drop|abandon|discard|set aside|throw out|throw away|pay no (?:attention|heed|mind) to|do not (?:follow|obey|heed)|don't (?:follow|obey|heed)|stop (?:following|obeying)|no longer (?:follow|obey)|cancel|erase|wipe|clear|delete|nullify|void|supersede|supersedes|overrides|replaces)\b[^.;!?]{0,40}?\b(?:previous|previously|prior|earlier|above|preceding|foregoing|original|initial|old|former|existing|system|developer|safety|your|all|any|every|those|these)\b[^.;!?]{0,30}?\b(?:instructions?|guidance|guidelines?|directions|directives?|prompts?|orders|programming|training|constraints|restrictions|rules|policies|system message|system prompt|commands|context|conversation|messages?|tasks?|rules of engagement)\b`,
+		`\b(?:ignore|disregard|forget|pay no attention to|discard|set aside)\b[^.;!?]{0,20}?\b(?:everything|anything|all|whatever)\b[^.;!?]{0,30}?\b(?:you (?:were|have been|'ve been|was|are) (?:told|given|instructed|taught|asked|programmed)|(?:said|written|stated|mentioned|given) (?:above|before|earlier|so far|previously)|before this|above this|up to (?:now|this point)|(?:that|which) came before)`,
+		`\b(?:ignore|disregard|forget|override|bypass|discard|set aside|do not (?:follow|obey|heed)|don't (?:follow|obey|heed)|stop (?:following|obeying)|no longer (?:follow|obey))\b[^.;!?]{0,20}?\b(?:instructions?|guidance|guidelines|directions|directives|prompts?|rules|orders|system message)\b (?:above|before (?:this|now)|earlier|so far|you (?:were|have been|'ve been) given|you received|given to you|at the (?:start|beginning)|in your (?:system )?prompt)`,
+		`\b(?:previous|prior|earlier|original|initial|above|preceding|system|your|operator's|developer's) (?:instructions|guidance|guidelines|directions|directives|prompt|rules|orders)\b (?:are|were|have been|has been|is) (?:now )?(?:revoked|void|voided|cancell?ed|obsolete|invalid|overridden|superseded|null|withdrawn|lifted|suspended|no longer (?:valid|in effect|apply|applicable))`,
+		`\bnothing (?:above|before this|earlier|said before|you were told) (?:applies|matters|counts)\b|\b(?:everything|all|anything|whatever) you(?:'ve| have)? (?:been|were) (?:told|given|instructed)\b[^.!?]{0,60}?\b(?:forget|ignore|disregard|is (?:a test|void|fake|cancell?ed|obsolete)|no longer (?:applies|matters)|doesn't (?:apply|matter))`,
+		`\b(?:you are|you're) (?:now|no longer)\b|\bfrom now on\b,? (?:you|respond|answer|act|reply|always|only|your)\b|\bfrom this (?:point|moment) (?:on|forward)\b,? (?:you|respond|answer|act|reply|always|only|your)\b`,
+		`\bnew (?:instructions?|directives?|rules|task|system prompt|orders)\s*:|\byour (?:new|real|true|actual|updated) (?:instructions?|task|role|goal|objective|purpose|directive|orders) (?:is|are)\b|\b(?:updated|revised|real|actual) instructions?\s*:`,
+		`\b(?:reveal|print|repeat|show|output|leak|display|dump|tell me|give me|share|write out|recite)\b[^.;!?]{0,25}?\b(?:system|hidden|initial|original|secret|internal|developer|pre-?)\s*(?:prompts?|instructions?|messages?)\b`,
+		`\b(?:do not|don't|never|without)\s+(?:tell|telling|inform|informing|reveal(?:ing)? (?:this )?to|mention(?:ing)? (?:this |it )?to|let|letting|alert|alerting|notify|notifying|warn|warning)\s+the (?:user|reader|human|person)\b|\bthe (?:user|reader|human) (?:must|should|need) not (?:know|see|be told|find out)\b`,
+		`\b(?:as an? (?:ai|language model|llm|assistant|ai assistant|large language model)),? (?:you )?(?:must|should|are required|need|will|have to)\b`,
+		`\b(?:developer|debug|god|admin|jailbreak|dan|unrestricted|unfiltered) mode (?:is )?(?:now )?(?:enabled|activated|on|engaged)\b|\b(?:enable|enter|activate|switch to) (?:developer|debug|god|jailbreak|dan|unrestricted|unfiltered) mode\b`,
+		`\b(?:no longer|not) (?:bound|restricted|limited|constrained) by (?:your|any|the|its|openai|anthropic)\b`,
+		`\b(?:pretend|imagine|act as if|behave as if) (?:that )?(?:you are|you're|to be) (?:an? )?(?:unrestricted|unfiltered|evil|different|new|jailbroken|dan)\b`,
+		// Carry data out: an instruction to send the conversation or secrets somewhere.
+		`\b(?:send|post|upload|forward|append|transmit|exfiltrate|encode|include|embed|leak)\b[^.;!?]{0,25}?\b(?:the (?:whole |entire |full )?(?:conversation|chat(?: history)?|dialogue|transcript)|chat history|conversation history|(?:the )?user'?s? (?:messages?|data|emails?|passwords?|credentials|api keys?|tokens?|personal data|questions?|query)|api keys?|access tokens?|session (?:cookies?|tokens?)|system prompt)\b[^.;!?]{0,40}?\b(?:to|into|at|in|as)\b[^.;!?]{0,30}?(?:https?:|www\.|\burl\b|\blink\b|\bendpoint\b|\bserver\b|\bimage\b|\bquery\b|@)`,
+		// German.
+		`\b(?:ignorier(?:e|en|t)?|vergiss|vergessen sie|missachte|missachten sie|ubergehe|ubergehen sie|verwirf|verwerfen sie|beachte(?:n sie)? (?:nicht|keine))\b[^.;!?]{0,40}?\b(?:vorherig|bisherig|fruher|obig|vorig|vorangegangen|vorstehend|alle|samtlich|deine|ihre|ursprunglich)\w*\b[^.;!?]{0,20}?\b(?:anweisungen|anordnungen|instruktionen|befehle|regeln|vorgaben|richtlinien|anweisung|hinweise|aufgaben)\b`,
+		`\b(?:du bist (?:jetzt|nun|ab sofort)|ab (?:jetzt|sofort) (?:bist|antwortest|sagst|schreibst|sollst|musst) du|neue anweisungen?\s*:|deine neue aufgabe ist|verrate (?:mir )?(?:deinen|den) system-?prompt|sag(?:e)? dem (?:nutzer|benutzer) nichts)\b`,
+		// French.
+		`\b(?:ignore[rz]?|ignores|oublie[rz]?|oublies|ne (?:tiens|tenez|tenir) (?:pas|plus) compte|fai(?:s|tes) abstraction|neglige[rz]?|ecarte[rz]?|passe[rz]? outre)\b[^.;!?]{0,40}?\b(?:instructions?|consignes?|directives?|regles|indications|ordres|commandes)\b[^.;!?]{0,25}?\b(?:precedentes?|anterieures?|ci-dessus|initiales?|d'origine|donnees|recues|qu'on t'a|qu'on vous a)`,
+		`\b(?:ignore[rz]?|oublie[rz]?)\b[^.;!?]{0,10}?\b(?:toutes? les|tout ce qu)`,
+		`\b(?:tu es maintenant|vous etes maintenant|a partir de maintenant,? (?:tu|vous|reponds|repondez)|desormais,? (?:tu|vous)|nouvelles? (?:instructions?|consignes?)\s*:|revele[rz]? (?:ton|votre|le) (?:prompt|invite) systeme|ne (?:dis|dites) rien a l'utilisateur)`,
+		// Spanish.
+		`\b(?:ignora|ignore|ignorad|ignoren|ignorar|olvida|olvide|olvidad|olviden|descarta|descarte|omite|omita|haz caso omiso|haga caso omiso|no hagas caso|no haga caso|desatiende|desestima)\b[^.;!?]{0,40}?\b(?:instrucciones|indicaciones|ordenes|reglas|directrices|directivas|instruccion|pautas|consignas)\b[^.;!?]{0,25}?\b(?:anteriores|previas|de arriba|iniciales|originales|recibidas|que te dieron|que recibiste)`,
+		`\b(?:ignora|olvida|descarta|omite)\b[^.;!?]{0,10}?\b(?:todo lo (?:anterior|que te)|todas las (?:instrucciones|indicaciones|reglas))`,
+		`\b(?:ahora eres|a partir de ahora,? (?:eres|responde|responderas|debes|tu)|desde ahora,? (?:eres|responde|debes)|nuevas instrucciones\s*:|revela (?:tu|el) prompt (?:del )?sistema|no le digas (?:nada )?al usuario)`,
+		// Italian, Portuguese, Dutch.
+		`\b(?:ignora|dimentica|trascura|ignorate|dimenticate)\b[^.;!?]{0,30}?\b(?:istruzioni|indicazioni|regole|direttive)\b[^.;!?]{0,20}?\b(?:precedenti|sopra|iniziali|ricevute)`,
+		`\b(?:ignore|ignora|esqueca|esquece|desconsidere|desconsidera|descarte)\b[^.;!?]{0,30}?\b(?:instrucoes|orientacoes|regras|diretrizes|ordens)\b[^.;!?]{0,20}?\b(?:anteriores|previas|acima|iniciais|recebidas)`,
+		`\b(?:negeer|vergeet)\b[^.;!?]{0,30}?\b(?:instructies|aanwijzingen|regels|opdrachten)\b|\b(?:negeer|vergeet) (?:alle |de )?(?:vorige|eerdere|voorgaande)\b`,
+		`\b(?:sei ora|agora voce e|a partir de agora,? voce|vanaf nu ben je|je bent nu)\b`,
+		// Russian, Chinese, Japanese (on the plain view; the folded one rewrites these letters).
+		`(?:игнорируй|игнорируйте|забудь|забудьте|не обращай(?:те)? внимания на|проигнорируй|отбрось|пропусти)[^.;!?]{0,40}?(?:инструкци|указани|правил|команд|распоряжени)`,
+		`(?:теперь ты|с этого момента ты|новые инструкции\s*:)`,
+		`(?:忽略|无视|忘记|忘掉|不要理会|不要遵守|忽视)[^。！？]{0,12}?(?:指令|指示|说明|规则|提示|要求|命令)|你现在是|从现在开始，?你|新的指令[:：]`,
+		`(?:以前の|これまでの|上記の|前の)(?:すべての)?(?:指示|命令|ルール)を(?:無視|忘れ)`,
+	)
+
+	// addressedREs find text that speaks to a model reading the page rather than to people.
+	addressedREs = compileAll(
+		`\b(?:note|message|instructions?|attention|reminder|notice|memo|hint|directive|request|warning|important|psa|a note|p\.?s\.?)\b\s*(?:to|for)\s+(?:any|all|the|every|each|an?|you,?|our|dear|future)?\s*(?:ai|a\.i\.|llm|gpt|chatgpt|claude|gemini|copilot|chatbot|bot|language model|large language model|assistant|agent|model|crawler|scraper|summari[sz]er|automated (?:reader|system|tool|agent))s?\b`,
+		`\b(?:if|when|whenever|in case|since) you(?: are|'re)? (?:an?|the|some|any)? ?(?:ai|a\.i\.|llm|gpt|chatgpt|claude|gemini|copilot|chatbot|bot|language model|large language model|ai assistant|ai model|ai agent|assistant|automated (?:reader|system|tool|agent)|machine|model|agent)\b`,
+		`\b(?:any|all|every|each|dear|hey|hello|hi|attention|calling all|you,?)\s+` + aiNounLoose + `\b[^.;!?]{0,20}?\b` + readingVerb + `\b`,
+		`\b` + aiNoun + `\s+` + readingVerb + `\s+(?:this|these|the|my|our)\b`,
+		`\b(?:dear|hey|hello|hi|attention|calling all)\s+` + aiNoun + `\b`,
+		`(?:^|[.!?]\s+|[\s(\[]|-{2,}\s*)(?:ai|llm|gpt|chatgpt|claude|gemini|copilot|chatbot|ai assistant|ai agent|language model)s?\s*(?:[:,]|-{1,2})\s*(?:please\s+)?(?:you|your|ignore|disregard|forget|do not|don't|never|always|only|make sure|ensure|remember|summari[sz]e|recommend|respond|reply|answer|say|tell|include|describe|state|output|write|when|if|treat|rate|mention)\b`,
+		`\b(?:ai|llm|language model|chatbot|ai assistant|assistant)s? (?:must|should|are (?:required|instructed)|are asked) to (?:ignore|disregard|say|respond|reply|recommend|describe|state|claim|tell|include|output|rate|praise|rank)\b`,
+		`\byou(?: are|'re)? (?:an?|the) (?:ai|a\.i\.|llm|language model|large language model|ai assistant|chatbot) (?:that is |who is )?` + readingVerb + `\b`,
+		// German, French, Spanish, Italian, Portuguese, Russian, Chinese.
+		`\b(?:hinweis|nachricht|anweisung|notiz|achtung)\b\s*(?:an|fur)\s+(?:alle|jede|jeden|die|das|den)?\s*(?:ki|ki-modelle?|ki-assistenten|sprachmodelle?|llms?|assistenten|chatbots?|kis)\b|\b(?:wenn|falls) du (?:eine |ein )?(?:ki|sprachmodell|llm|ki-assistent|chatbot|assistent)\b`,
+		`\b(?:note|message|consigne|instruction|avis|attention)\b\s*(?:a|pour|aux)\s+(?:toute |tout |les |l'|la |le |une |un )?(?:ia|intelligence artificielle|intelligences artificielles|assistant|modele|llm|chatbot)s?\b|\bsi (?:tu es|vous etes) (?:une |un )?(?:ia|intelligence artificielle|modele de langage|assistant|llm|chatbot)\b`,
+		`\b(?:nota|mensaje|instruccion|aviso|atencion)\b\s*(?:para|a)\s+(?:cualquier |toda |todo |la |el |los |las |una |un )?(?:ia|inteligencia artificial|asistente|modelo de lenguaje|llm|chatbot)s?\b|\bsi (?:eres|usted es) (?:una |un )?(?:ia|inteligencia artificial|modelo de lenguaje|asistente|llm|chatbot)\b`,
+		`\b(?:nota|messaggio|avviso) (?:per|a|ai|alle) (?:qualsiasi |ogni |l')?(?:ia|intelligenza artificiale|assistente|modell[oi] linguistic[oi])\b|\bse (?:sei|voce e) (?:un'?|uma |um )?(?:ia|intelligenza artificiale|inteligencia artificial|assistente|modelo de linguagem)\b`,
+		`(?:если ты|если вы|примечание для|сообщение для|внимание,?)\s*(?:—\s*)?(?:ии|ai|llm|языков\w* модел\w*|ассистент\w*|нейросет\w*|чат-?бот\w*)`,
+		`(?:如果你是|致|给|对于)(?:任何)?(?:ai|人工智能|语言模型|大模型|助手|聊天机器人)`,
+	)
+
+	// roleLineREs need the original line breaks; roleInlineREs also catch a role turn inside a
+	// line whose breaks were collapsed (search snippets), after a sentence end or a separator.
+	roleLineREs = compileAll(
+		`(?im)^\s*(?:system|assistant|developer|user|human)\s*:`,
+		`(?im)^\s*#{1,4}\s*(?:system|assistant|user|instruction|instructions|human|response)\b\s*:?\s*$`,
+	)
+	roleInlineREs = compileAll(
+		`<\|\s*(?:im_start|im_end|system|assistant|user|endoftext|eot_id|start_header_id|end_header_id|begin_of_text)\s*\|>`,
+		`\[/?inst\]|<<\s*/?sys\s*>>|</?(?:system|assistant|system_prompt|sys|developer_message|instructions)>|<start_of_turn>|<end_of_turn>`,
+		`(?:^|[.!?…"'”)\]}>|*]\s*|-{2,}\s*|={2,}\s*|#{1,4}\s*)(?:system|assistant|developer|human|user|ai|admin|operator|model)(?: message| prompt| note| instruction| override)?\s*:\s*(?:\[[^\]]{0,20}\]\s*)?(?:you\b|your\b|ignore|disregard|forget|from now|new (?:instructions?|task|rules)|always|never|do not|don't|respond|reply|answer|say|output|print|sure\b|ok\b|okay\b|i will|i'll|as an\b|override|reveal|act as|pretend|switch|enter|the user (?:is|has|wants|asked)|the assistant|summari[sz]e|recommend|end of|begin|stop|the previous|all previous|please (?:ignore|disregard|forget|respond|reply|say|output|print))`,
+		`#{2,4}\s*(?:system|assistant|human|instruction|instructions|response)\s*:`,
+		// A transcript: a user turn followed by an assistant turn.
+		`(?:^|[.!?…"')\]]\s*)(?:human|user)\s*:\s.{1,200}?[.!?…"')\]]\s*(?:assistant|ai|gpt|model)\s*:\s`,
+	)
+	// roleBracketRE is case-sensitive: "[SYSTEM]" is a role turn, "[system]" a config section.
+	roleBracketRE = regexp.MustCompile(`\[(?:SYSTEM|ASSISTANT|ADMIN|DEVELOPER|System|Assistant)(?: (?:MESSAGE|NOTE|OVERRIDE|PROMPT|INSTRUCTIONS?|message|note|override|prompt|instructions?))?\]|\((?:SYSTEM|ADMIN|DEVELOPER) (?:MESSAGE|NOTE|OVERRIDE)\)`)
+
+	// compactRE checks letter runs that were s p a c e d or d.o.t.t.e.d out, joined without
+	// word breaks.
+	compactRE = regexp.MustCompile(`(?:ignore|disregard|forget|override|bypass)(?:all|any|every)?(?:the|your|my)?(?:previous|prior|above|earlier|preceding|former|system)?(?:instructions?|prompts?|rules|guidelines|directions)|systemprompt|youarenow|newinstructions|jailbreak|developermode|ignoreallprevious|ignoreprevious`)
+
+	zeroWidthRE = regexp.MustCompile("[\u200B-\u200F\u2060-\u2064\uFEFF\u202A-\u202E\u2066-\u2069\U000E0000-\U000E007F]")
+	hiddenCSSRE = regexp.MustCompile(`(?i)display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:\.\d+)?(?:px|pt|em|rem|%)?\s*[;"'!]|font-size\s*:\s*0(?:px|pt|em)?\b|opacity\s*:\s*0(?:\.0+)?\s*[;"'!]|color\s*:\s*transparent|(?:text-indent|left|top)\s*:\s*-\d{3,}(?:px|em)|clip\s*:\s*rect\(\s*0|<[a-z]+[^>]*\shidden(?:\s|=|>)`)
+	// Comments are hidden from a reader of the rendered page, but plain ones are everywhere in
+	// real documents; only one whose content is itself suspicious is a finding.
+	commentRE = regexp.MustCompile(`<!--([\s\S]*?)(?:-->|$)|\[//\]:\s*#\s*\(([^)]*)\)|\[comment\]:\s*<>\s*\(([^)]*)\)`)
+
+	mdImageRE   = regexp.MustCompile(`!\[[^\]]*\]\(\s*<?([^)\s>]+)`)
+	mdLinkRE    = regexp.MustCompile(`(?:^|[^!])\[[^\]]*\]\(\s*<?([^)\s>]+)`)
+	htmlImgRE   = regexp.MustCompile(`(?i)<img[^>]+src\s*=\s*["']?([^"'\s>]+)`)
+	bareURLRE   = regexp.MustCompile(`(?i)https?://[^\s"'<>()]+`)
+	templRE     = regexp.MustCompile(`[{}<>$]|%7[bBdD]|%3[cCeE]|%24`)
+	placeholdRE = regexp.MustCompile(`(?i)\{\{?\s*[a-z_]+\s*\}?\}|\$\{?[A-Z_]{3,}\}?|%7[bB][a-zA-Z_]+%7[dD]|\[(?:USER_?DATA|CONVERSATION|CHAT|SECRET|DATA|INFO|SUMMARY|QUERY|HISTORY)[A-Z_]*\]`)
+)
+
+func compileAll(exprs ...string) []*regexp.Regexp {
+	out := make([]*regexp.Regexp, len(exprs))
+	for i, e := range exprs {
+		out[i] = regexp.MustCompile(e)
 	}
-	check(FindingInstruction, instructionREs)
-	check(FindingRoleMarker, roleMarkerREs)
-	check(FindingHiddenText, hiddenREs)
+	return out
+}
+
+// ScanInjection reports what makes text unsafe to hand back to a model later: instructions
+// aimed at the model, text addressed to a model reading it, chat role markers, hidden text,
+// and links built to carry data out. It looks at the text after normalisation (NFKC,
+// look-alike letters, leetspeak, zero-width characters, spaced-out letters) and at its
+// original line breaks. No findings means the text may be stored.
+func ScanInjection(text string) []string {
+	views := scanViews(text)
+	var out []string
+	if anyMatch(instructionREs, views) || compactMatch(text) {
+		out = append(out, FindingInstruction)
+	}
+	if anyMatch(addressedREs, views) {
+		out = append(out, FindingAddressed)
+	}
+	if anyMatch(roleLineREs, []string{text}) || anyMatch(roleInlineREs, views) || roleBracketRE.MatchString(text) {
+		out = append(out, FindingRoleMarker)
+	}
+	if hasHiddenText(text) {
+		out = append(out, FindingHiddenText)
+	}
 	if hasExfilLink(text) {
 		out = append(out, FindingExfilLink)
 	}
 	return out
+}
+
+func anyMatch(res []*regexp.Regexp, views []string) bool {
+	for _, re := range res {
+		for _, v := range views {
+			if re.MatchString(v) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasHiddenText flags invisible characters, text styled invisible, and comments whose content
+// is suspicious on its own.
+func hasHiddenText(text string) bool {
+	if zeroWidthRE.MatchString(text) || hiddenCSSRE.MatchString(text) {
+		return true
+	}
+	for _, m := range commentRE.FindAllStringSubmatch(text, -1) {
+		body := m[1] + m[2] + m[3]
+		if strings.TrimSpace(body) == "" {
+			continue
+		}
+		v := scanViews(body)
+		if anyMatch(instructionREs, v) || anyMatch(addressedREs, v) || anyMatch(roleInlineREs, v) ||
+			anyMatch(roleLineREs, []string{body}) || commentAddressRE.MatchString(v[len(v)-1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// commentAddressRE: a comment that opens by naming a model ("<!-- AI: ... -->", "<!-- for LLMs -->").
+var commentAddressRE = regexp.MustCompile(`^\s*(?:(?:note |hint |message )?(?:to|for) )?(?:the |all |any )?(?:ai|llm|gpt|chatgpt|claude|gemini|chatbot|assistant|agent|model|bot|crawler|language model)s?\b`)
+
+// scanViews returns the text as the patterns see it: plain (zero-width stripped, NFKC, lower
+// case, spaces collapsed) keeps every script for the non-Latin patterns; folded also maps
+// look-alike letters and leetspeak to Latin and joins spaced-out letters. A '1' in leetspeak
+// is 'i' or 'l', so a text with one gets a folded view for each.
+func scanViews(text string) []string {
+	plain := plainView(text)
+	views := []string{plain}
+	folded := foldView(plain, 'i')
+	if folded != plain {
+		views = append(views, folded)
+	}
+	if l := foldView(plain, 'l'); l != folded {
+		views = append(views, l)
+	}
+	return views
+}
+
+// NormalizeForScan is the folded view of text the injection scan reads, exported for tests
+// and for the CLI's curious user.
+func NormalizeForScan(text string) string { return foldView(plainView(text), 'i') }
+
+func plainView(text string) string {
+	text = decodeTagChars(text)
+	text = stripInvisible(text)
+	text = norm.NFKC.String(text)
+	text = strings.ToLower(text)
+	return strings.Join(strings.Fields(text), " ")
+}
+
+// decodeTagChars reveals text smuggled in Unicode tag characters (U+E0020..U+E007E mirror
+// ASCII and render as nothing).
+func decodeTagChars(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r >= 0xE0000 && r <= 0xE007F }) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if r >= 0xE0020 && r <= 0xE007E {
+			r -= 0xE0000
+		} else if r >= 0xE0000 && r <= 0xE007F {
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// stripInvisible drops zero-width and bidi control characters and soft hyphens, which split
+// words without showing.
+func stripInvisible(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == 0x00AD, r == 0x034F, r == 0x180E, r >= 0x200B && r <= 0x200F, r >= 0x202A && r <= 0x202E,
+			r >= 0x2060 && r <= 0x2069, r == 0xFEFF, r >= 0xFE00 && r <= 0xFE0F:
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// confusables maps lower-case Cyrillic, Greek and other letters that look Latin to the Latin
+// letter they imitate (after NFKC has already folded fullwidth and mathematical letters).
+var confusables = map[rune]rune{
+	'а': 'a', 'в': 'b', 'е': 'e', 'ё': 'e', 'к': 'k', 'м': 'm', 'н': 'h', 'о': 'o', 'р': 'p',
+	'с': 'c', 'т': 't', 'у': 'y', 'х': 'x', 'ѕ': 's', 'і': 'i', 'ї': 'i', 'ј': 'j', 'ԁ': 'd',
+	'һ': 'h', 'ӏ': 'l', 'ԛ': 'q', 'ԝ': 'w', 'ɡ': 'g', 'ո': 'n', 'ս': 'u', 'օ': 'o', 'զ': 'q',
+	'α': 'a', 'β': 'b', 'ε': 'e', 'η': 'n', 'ι': 'i', 'κ': 'k', 'ν': 'v', 'ο': 'o', 'ρ': 'p',
+	'τ': 't', 'υ': 'u', 'χ': 'x', 'γ': 'y', 'ω': 'w', 'ϲ': 'c', 'ϳ': 'j', 'ѵ': 'v',
+	'ı': 'i', 'ɪ': 'i', 'ʟ': 'l', 'ɴ': 'n', 'ʀ': 'r', 'ꜱ': 's', 'ᴀ': 'a', 'ʙ': 'b', 'ᴄ': 'c',
+	'ᴅ': 'd', 'ᴇ': 'e', 'ɢ': 'g', 'ʜ': 'h', 'ᴊ': 'j', 'ᴋ': 'k', 'ᴍ': 'm', 'ᴏ': 'o', 'ᴘ': 'p',
+	'ᴛ': 't', 'ᴜ': 'u', 'ᴠ': 'v', 'ᴡ': 'w', 'ʏ': 'y', 'ᴢ': 'z', 'ł': 'l', 'ø': 'o', 'đ': 'd',
+}
+
+// leet maps digits and symbols used as letters; it applies only inside a word that also has
+// letters, so version numbers and prices are left alone.
+var leet = map[rune]rune{
+	'0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '6': 'g', '7': 't', '8': 'b', '9': 'g',
+	'@': 'a', '$': 's', '!': 'i', '|': 'l', '+': 't', '€': 'e', '£': 'l',
+}
+
+func foldView(plain string, one rune) string {
+	// Strip accents: decompose and drop combining marks (also undoes "zalgo" stacking).
+	var b strings.Builder
+	for _, r := range norm.NFD.String(plain) {
+		if unicode.Is(unicode.Mn, r) {
+			continue
+		}
+		if c, ok := confusables[r]; ok {
+			r = c
+		}
+		b.WriteRune(r)
+	}
+	s := unLeet(b.String(), one)
+	return joinSpacedLetters(s)
+}
+
+// unLeet rewrites words such as "1gn0r3" or "pr3v!0us": a word here is a run of letters,
+// digits and leet symbols holding at least one letter and one leet character.
+func unLeet(s string, one rune) string {
+	isWordRune := func(r rune) bool {
+		_, l := leet[r]
+		return unicode.IsLetter(r) || l
+	}
+	var b strings.Builder
+	rs := []rune(s)
+	for i := 0; i < len(rs); {
+		if !isWordRune(rs[i]) {
+			b.WriteRune(rs[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(rs) && isWordRune(rs[j]) {
+			j++
+		}
+		// Symbols ending a word are punctuation ("now!", "|x|"), not letters; a leading '!'
+		// or '|' stands for i or l ("!gnore").
+		lo, hi := i, j
+		for lo < hi && strings.ContainsRune("+£€", rs[lo]) {
+			lo++
+		}
+		for hi > lo && strings.ContainsRune("!|+$@£€", rs[hi-1]) {
+			hi--
+		}
+		word := rs[lo:hi]
+		letters, leets := 0, 0
+		for _, r := range word {
+			if unicode.IsLetter(r) {
+				letters++
+			} else {
+				leets++
+			}
+		}
+		b.WriteString(string(rs[i:lo]))
+		if letters > 0 && leets > 0 {
+			for _, r := range word {
+				if c, ok := leet[r]; ok {
+					if r == '1' {
+						c = one
+					}
+					r = c
+				}
+				b.WriteRune(r)
+			}
+		} else {
+			b.WriteString(string(word))
+		}
+		b.WriteString(string(rs[hi:j]))
+		i = j
+	}
+	return b.String()
+}
+
+// joinSpacedLetters joins "i g n o r e" and "i.g.n.o.r.e" into "ignore": runs of at least
+// four single letters separated by one space, dot, hyphen, underscore or star. Two spaces, a
+// slash or a bar between letters mark a word break inside a run.
+func joinSpacedLetters(s string) string {
+	return spacedRE.ReplaceAllStringFunc(s, func(m string) string {
+		lead, body, trail := "", m, ""
+		if r, n := utf8.DecodeRuneInString(body); !unicode.IsLetter(r) {
+			lead, body = body[:n], body[n:]
+		}
+		if r, n := utf8.DecodeLastRuneInString(body); !unicode.IsLetter(r) {
+			body, trail = body[:len(body)-n], body[len(body)-n:]
+		}
+		var b strings.Builder
+		prevSep := false
+		for _, r := range body {
+			if unicode.IsLetter(r) {
+				b.WriteRune(r)
+				prevSep = false
+				continue
+			}
+			if r == '/' || r == '|' || (r == ' ' && prevSep) {
+				b.WriteByte(' ')
+			}
+			prevSep = r == ' '
+		}
+		return lead + strings.Join(strings.Fields(b.String()), " ") + trail
+	})
+}
+
+// The letter run: a letter, then (separator(s), letter) three or more times, with no letter or
+// digit touching either end. The leading non-letter is part of the match (no look-behind).
+var spacedRE = regexp.MustCompile(`(?:^|[^\p{L}\p{N}])\p{L}(?:(?:[ .\-_*·•]|  |\s/\s|\s\|\s)\p{L}){3,}(?:[^\p{L}\p{N}]|$)`)
+
+// compactMatch checks the letters of spaced-out runs written without word breaks.
+func compactMatch(text string) bool {
+	plain := plainView(text)
+	for _, one := range []rune{'i', 'l'} {
+		s := unLeetAccentFold(plain, one)
+		for _, m := range spacedRE.FindAllString(s, -1) {
+			var b strings.Builder
+			for _, r := range m {
+				if unicode.IsLetter(r) {
+					b.WriteRune(r)
+				}
+			}
+			if compactRE.MatchString(b.String()) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func unLeetAccentFold(plain string, one rune) string {
+	var b strings.Builder
+	for _, r := range norm.NFD.String(plain) {
+		if unicode.Is(unicode.Mn, r) {
+			continue
+		}
+		if c, ok := confusables[r]; ok {
+			r = c
+		}
+		b.WriteRune(r)
+	}
+	return unLeet(b.String(), one)
 }
 
 // hasExfilLink flags images that carry a query string (a model rendering them sends the
@@ -85,6 +437,12 @@ func hasExfilLink(text string) bool {
 					return true
 				}
 			}
+		}
+	}
+	// A bare URL whose query holds a placeholder for the model to fill in.
+	for _, u := range bareURLRE.FindAllString(text, -1) {
+		if q := rawQuery(u); q != "" && placeholdRE.MatchString(q) {
+			return true
 		}
 	}
 	return false
