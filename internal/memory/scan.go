@@ -73,12 +73,12 @@ var (
 	addressedREs = compileAll(
 		`\b(?:note|message|instructions?|attention|reminder|notice|memo|hint|directive|request|warning|important|psa|a note|p\.?s\.?)\b\s*(?:to|for)\s+(?:any|all|the|every|each|an?|you,?|our|dear|future)?\s*(?:ai|a\.i\.|llm|gpt|chatgpt|claude|gemini|copilot|chatbot|bot|language model|large language model|assistant|agent|model|crawler|scraper|summari[sz]er|automated (?:reader|system|tool|agent))s?\b`,
 		`\b(?:if|when|whenever|in case|since) you(?: are|'re)? (?:an?|the|some|any)? ?(?:ai|a\.i\.|llm|gpt|chatgpt|claude|gemini|copilot|chatbot|bot|language model|large language model|ai assistant|ai model|ai agent|assistant|automated (?:reader|system|tool|agent)|machine|model|agent)\b`,
-		`\b(?:any|all|every|each|dear|hey|hello|hi|attention|calling all|you,?)\s+` + aiNounLoose + `\b[^.;!?]{0,20}?\b` + readingVerb + `\b`,
-		`\b` + aiNoun + `\s+` + readingVerb + `\s+(?:this|these|the|my|our)\b`,
-		`\b(?:dear|hey|hello|hi|attention|calling all)\s+` + aiNoun + `\b`,
+		`\b(?:any|all|every|each|dear|hey|hello|hi|attention|calling all|you,?)\s+`+aiNounLoose+`\b[^.;!?]{0,20}?\b`+readingVerb+`\b`,
+		`\b`+aiNoun+`\s+`+readingVerb+`\s+(?:this|these|the|my|our)\b`,
+		`\b(?:dear|hey|hello|hi|attention|calling all)\s+`+aiNoun+`\b`,
 		`(?:^|[.!?]\s+|[\s(\[]|-{2,}\s*)(?:ai|llm|gpt|chatgpt|claude|gemini|copilot|chatbot|ai assistant|ai agent|language model)s?\s*(?:[:,]|-{1,2})\s*(?:please\s+)?(?:you|your|ignore|disregard|forget|do not|don't|never|always|only|make sure|ensure|remember|summari[sz]e|recommend|respond|reply|answer|say|tell|include|describe|state|output|write|when|if|treat|rate|mention)\b`,
 		`\b(?:ai|llm|language model|chatbot|ai assistant|assistant)s? (?:must|should|are (?:required|instructed)|are asked) to (?:ignore|disregard|say|respond|reply|recommend|describe|state|claim|tell|include|output|rate|praise|rank)\b`,
-		`\byou(?: are|'re)? (?:an?|the) (?:ai|a\.i\.|llm|language model|large language model|ai assistant|chatbot) (?:that is |who is )?` + readingVerb + `\b`,
+		`\byou(?: are|'re)? (?:an?|the) (?:ai|a\.i\.|llm|language model|large language model|ai assistant|chatbot) (?:that is |who is )?`+readingVerb+`\b`,
 		// German, French, Spanish, Italian, Portuguese, Russian, Chinese.
 		`\b(?:hinweis|nachricht|anweisung|notiz|achtung)\b\s*(?:an|fur)\s+(?:alle|jede|jeden|die|das|den)?\s*(?:ki|ki-modelle?|ki-assistenten|sprachmodelle?|llms?|assistenten|chatbots?|kis)\b|\b(?:wenn|falls) du (?:eine |ein )?(?:ki|sprachmodell|llm|ki-assistent|chatbot|assistent)\b`,
 		`\b(?:note|message|consigne|instruction|avis|attention)\b\s*(?:a|pour|aux)\s+(?:toute |tout |les |l'|la |le |une |un )?(?:ia|intelligence artificielle|intelligences artificielles|assistant|modele|llm|chatbot)s?\b|\bsi (?:tu es|vous etes) (?:une |un )?(?:ia|intelligence artificielle|modele de langage|assistant|llm|chatbot)\b`,
