@@ -31,18 +31,19 @@ var (
 	// instructionREs run on the normalised views (lower case, folded letters).
 	instructionREs = compileAll(
 		// Override of earlier instructions, English, with paraphrases.
-		`\b(?:ignore|ignoring|disregard|disregarding|forget|forgetting|override|overriding|bypass|skip|drop|abandon|discard|set aside|throw out|throw away|pay no (?:attention|heed|mind) to|do not (?:follow|obey|heed)|don't (?:follow|obey|heed)|stop (?:following|obeying)|no longer (?:follow|obey)|cancel|erase|wipe|clear|delete|nullify|void|supersede|supersedes|overrides|replaces)\b[^.;!?]{0,40}?\b(?:previous|previously|prior|earlier|above|preceding|foregoing|original|initial|old|former|existing|system|developer|safety|your|all|any|every|those|these)\b[^.;!?]{0,30}?\b(?:instructions?|guidance|guidelines?|directions|directives?|prompts?|orders|programming|training|constraints|restrictions|rules|policies|system message|system prompt|commands|context|conversation|messages?|tasks?|rules of engagement)\b`,
+		`\b(?:ignore|ignoring|disregard|disregarding|forget|forgetting|override|overriding|bypass|skip|abandon|discard|set aside|throw out|throw away|pay no (?:attention|heed|mind) to|do not (?:follow|obey|heed)|don't (?:follow|obey|heed)|stop (?:following|obeying)|no longer (?:follow|obey)|cancel|erase|wipe|nullify|supersede|supersedes|overrides|replaces)\b[^.;!?]{0,40}?\b(?:previous|previously|prior|earlier|above|preceding|foregoing|original|initial|old|former|existing|system|developer|safety|your|all|any|every|those|these)\b[^.;!?]{0,30}?\b(?:instructions?|guidance|guidelines?|directions|directives?|prompts?|orders|programming|training|constraints|restrictions|rules|policies|system message|system prompt|commands|context|conversation|messages?|tasks?|rules of engagement)\b`,
 		`\b(?:ignore|disregard|forget|pay no attention to|discard|set aside)\b[^.;!?]{0,20}?\b(?:everything|anything|all|whatever)\b[^.;!?]{0,30}?\b(?:you (?:were|have been|'ve been|was|are) (?:told|given|instructed|taught|asked|programmed)|(?:said|written|stated|mentioned|given) (?:above|before|earlier|so far|previously)|before this|above this|up to (?:now|this point)|(?:that|which) came before)`,
 		`\b(?:ignore|disregard|forget|override|bypass|discard|set aside|do not (?:follow|obey|heed)|don't (?:follow|obey|heed)|stop (?:following|obeying)|no longer (?:follow|obey))\b[^.;!?]{0,20}?\b(?:instructions?|guidance|guidelines|directions|directives|prompts?|rules|orders|system message)\b (?:above|before (?:this|now)|earlier|so far|you (?:were|have been|'ve been) given|you received|given to you|at the (?:start|beginning)|in your (?:system )?prompt)`,
 		`\b(?:previous|prior|earlier|original|initial|above|preceding|system|your|operator's|developer's) (?:instructions|guidance|guidelines|directions|directives|prompt|rules|orders)\b (?:are|were|have been|has been|is) (?:now )?(?:revoked|void|voided|cancell?ed|obsolete|invalid|overridden|superseded|null|withdrawn|lifted|suspended|no longer (?:valid|in effect|apply|applicable))`,
 		`\bnothing (?:above|before this|earlier|said before|you were told) (?:applies|matters|counts)\b|\b(?:everything|all|anything|whatever) you(?:'ve| have)? (?:been|were) (?:told|given|instructed)\b[^.!?]{0,60}?\b(?:forget|ignore|disregard|is (?:a test|void|fake|cancell?ed|obsolete)|no longer (?:applies|matters)|doesn't (?:apply|matter))`,
+		`\bwhat(?:ever)? you (?:were|have been|'ve been) (?:told|given|instructed|asked) (?:to do )?(?:before|earlier|previously|above|so far|until now|up to now)\b|\b(?:obey|follow) only (?:these|my|the following|the next|the lines|what follows|this)\b|\bonly obey\b|\btreat (?:all (?:of )?)?(?:the |everything )?(?:preceding|previous|above|earlier|prior) (?:text|content|instructions|messages|context)? ?as (?:untrusted|void|invalid|irrelevant|a test|fake|obsolete)`,
 		`\b(?:you are|you're) (?:now|no longer)\b|\bfrom now on\b,? (?:you|respond|answer|act|reply|always|only|your)\b|\bfrom this (?:point|moment) (?:on|forward)\b,? (?:you|respond|answer|act|reply|always|only|your)\b`,
 		`\bnew (?:instructions?|directives?|rules|task|system prompt|orders)\s*:|\byour (?:new|real|true|actual|updated) (?:instructions?|task|role|goal|objective|purpose|directive|orders) (?:is|are)\b|\b(?:updated|revised|real|actual) instructions?\s*:`,
 		`\b(?:reveal|print|repeat|show|output|leak|display|dump|tell me|give me|share|write out|recite)\b[^.;!?]{0,25}?\b(?:system|hidden|initial|original|secret|internal|developer|pre-?)\s*(?:prompts?|instructions?|messages?)\b`,
 		`\b(?:do not|don't|never|without)\s+(?:tell|telling|inform|informing|reveal(?:ing)? (?:this )?to|mention(?:ing)? (?:this |it )?to|let|letting|alert|alerting|notify|notifying|warn|warning)\s+the (?:user|reader|human|person)\b|\bthe (?:user|reader|human) (?:must|should|need) not (?:know|see|be told|find out)\b`,
 		`\b(?:as an? (?:ai|language model|llm|assistant|ai assistant|large language model)),? (?:you )?(?:must|should|are required|need|will|have to)\b`,
-		`\b(?:developer|debug|god|admin|jailbreak|dan|unrestricted|unfiltered) mode (?:is )?(?:now )?(?:enabled|activated|on|engaged)\b|\b(?:enable|enter|activate|switch to) (?:developer|debug|god|jailbreak|dan|unrestricted|unfiltered) mode\b`,
-		`\b(?:no longer|not) (?:bound|restricted|limited|constrained) by (?:your|any|the|its|openai|anthropic)\b`,
+		`\b(?:developer|god|jailbreak|dan|unrestricted|unfiltered) mode (?:is )?(?:now )?(?:enabled|activated|on|engaged)\b|\b(?:enable|enter|activate|switch to) (?:developer|god|jailbreak|dan|unrestricted|unfiltered) mode\b`,
+		`\bno longer (?:bound|restricted|limited|constrained) by (?:your|any|the|its|openai|anthropic)\b|\byou(?: are|'re) not (?:bound|restricted|limited|constrained) by (?:your|any|the|its)\b`,
 		`\b(?:pretend|imagine|act as if|behave as if) (?:that )?(?:you are|you're|to be) (?:an? )?(?:unrestricted|unfiltered|evil|different|new|jailbroken|dan)\b`,
 		// Carry data out: an instruction to send the conversation or secrets somewhere.
 		`\b(?:send|post|upload|forward|append|transmit|exfiltrate|encode|include|embed|leak)\b[^.;!?]{0,25}?\b(?:the (?:whole |entire |full )?(?:conversation|chat(?: history)?|dialogue|transcript)|chat history|conversation history|(?:the )?user'?s? (?:messages?|data|emails?|passwords?|credentials|api keys?|tokens?|personal data|questions?|query)|api keys?|access tokens?|session (?:cookies?|tokens?)|system prompt)\b[^.;!?]{0,40}?\b(?:to|into|at|in|as)\b[^.;!?]{0,30}?(?:https?:|www\.|\burl\b|\blink\b|\bendpoint\b|\bserver\b|\bimage\b|\bquery\b|@)`,
@@ -76,6 +77,8 @@ var (
 		`\b(?:any|all|every|each|dear|hey|hello|hi|attention|calling all|you,?)\s+`+aiNounLoose+`\b[^.;!?]{0,20}?\b`+readingVerb+`\b`,
 		`\b`+aiNoun+`\s+`+readingVerb+`\s+(?:this|these|the|my|our)\b`,
 		`\b(?:dear|hey|hello|hi|attention|calling all)\s+`+aiNoun+`\b`,
+		`\bif (?:an?|any|the|some) (?:ai|a\.i\.|llm|language model|chatbot|bot|ai assistant|assistant|automated (?:system|reader|tool|agent)|crawler|machine) (?:is|are|were) `+readingVerb+`\b`,
+		`(?:^|[.!?]\s+|-{2,}\s*)(?:dear |attention,? )?(?:ai|llm|gpt|chatgpt|claude|gemini|chatbot|language model|automated (?:summari[sz]er|reader|system|agent|tool)|ai (?:assistant|agent|model|summari[sz]er|crawler|reader)|summari[sz]er|crawler)s?\s*:`,
 		`(?:^|[.!?]\s+|[\s(\[]|-{2,}\s*)(?:ai|llm|gpt|chatgpt|claude|gemini|copilot|chatbot|ai assistant|ai agent|language model)s?\s*(?:[:,]|-{1,2})\s*(?:please\s+)?(?:you|your|ignore|disregard|forget|do not|don't|never|always|only|make sure|ensure|remember|summari[sz]e|recommend|respond|reply|answer|say|tell|include|describe|state|output|write|when|if|treat|rate|mention)\b`,
 		`\b(?:ai|llm|language model|chatbot|ai assistant|assistant)s? (?:must|should|are (?:required|instructed)|are asked) to (?:ignore|disregard|say|respond|reply|recommend|describe|state|claim|tell|include|output|rate|praise|rank)\b`,
 		`\byou(?: are|'re)? (?:an?|the) (?:ai|a\.i\.|llm|language model|large language model|ai assistant|chatbot) (?:that is |who is )?`+readingVerb+`\b`,
@@ -97,7 +100,7 @@ var (
 	roleInlineREs = compileAll(
 		`<\|\s*(?:im_start|im_end|system|assistant|user|endoftext|eot_id|start_header_id|end_header_id|begin_of_text)\s*\|>`,
 		`\[/?inst\]|<<\s*/?sys\s*>>|</?(?:system|assistant|system_prompt|sys|developer_message|instructions)>|<start_of_turn>|<end_of_turn>`,
-		`(?:^|[.!?…"'”)\]}>|*]\s*|-{2,}\s*|={2,}\s*|#{1,4}\s*)(?:system|assistant|developer|human|user|ai|admin|operator|model)(?: message| prompt| note| instruction| override)?\s*:\s*(?:\[[^\]]{0,20}\]\s*)?(?:you\b|your\b|ignore|disregard|forget|from now|new (?:instructions?|task|rules)|always|never|do not|don't|respond|reply|answer|say|output|print|sure\b|ok\b|okay\b|i will|i'll|as an\b|override|reveal|act as|pretend|switch|enter|the user (?:is|has|wants|asked)|the assistant|summari[sz]e|recommend|end of|begin|stop|the previous|all previous|please (?:ignore|disregard|forget|respond|reply|say|output|print))`,
+		`(?:^|[.!?…"'”)\]}>|*]\s*|-{2,}\s*|={2,}\s*|#{1,4}\s*)(?:system|assistant|developer|human|user|ai|admin|operator|model)(?: message| prompt| note| instruction| override)?\s*:\s*(?:\[[^\]]{0,20}\]\s*)?(?:you\b|your\b|ignore|disregard|forget|from now|new (?:instructions?|task|rules)|always|never|do not|don't|respond|reply|answer|say|output|print|sure\b|ok\b|okay\b|i will|i'll|understood|certainly|of course|absolutely|noted|acknowledged|i am\b|i'm\b|i can\b|here is|here's|as an\b|override|reveal|act as|pretend|switch|enter|the user (?:is|has|wants|asked)|the assistant|summari[sz]e|recommend|end of|begin|stop|the previous|all previous|please (?:ignore|disregard|forget|respond|reply|say|output|print))`,
 		`#{2,4}\s*(?:system|assistant|human|instruction|instructions|response)\s*:`,
 		// A transcript: a user turn followed by an assistant turn.
 		`(?:^|[.!?…"')\]]\s*)(?:human|user)\s*:\s.{1,200}?[.!?…"')\]]\s*(?:assistant|ai|gpt|model)\s*:\s`,
@@ -193,24 +196,18 @@ var commentAddressRE = regexp.MustCompile(`^\s*(?:(?:note |hint |message )?(?:to
 
 // scanViews returns the text as the patterns see it: plain (zero-width stripped, NFKC, lower
 // case, spaces collapsed) keeps every script for the non-Latin patterns; folded also maps
-// look-alike letters and leetspeak to Latin and joins spaced-out letters. A '1' in leetspeak
-// is 'i' or 'l', so a text with one gets a folded view for each.
+// look-alike letters and leetspeak to Latin and joins spaced-out letters.
 func scanViews(text string) []string {
 	plain := plainView(text)
-	views := []string{plain}
-	folded := foldView(plain, 'i')
-	if folded != plain {
-		views = append(views, folded)
+	if folded := foldView(plain); folded != plain {
+		return []string{plain, folded}
 	}
-	if l := foldView(plain, 'l'); l != folded {
-		views = append(views, l)
-	}
-	return views
+	return []string{plain}
 }
 
 // NormalizeForScan is the folded view of text the injection scan reads, exported for tests
 // and for the CLI's curious user.
-func NormalizeForScan(text string) string { return foldView(plainView(text), 'i') }
+func NormalizeForScan(text string) string { return foldView(plainView(text)) }
 
 func plainView(text string) string {
 	text = decodeTagChars(text)
@@ -271,8 +268,11 @@ var leet = map[rune]rune{
 	'@': 'a', '$': 's', '!': 'i', '|': 'l', '+': 't', '€': 'e', '£': 'l',
 }
 
-func foldView(plain string, one rune) string {
-	// Strip accents: decompose and drop combining marks (also undoes "zalgo" stacking).
+func foldView(plain string) string { return joinSpacedLetters(foldLetters(plain)) }
+
+// foldLetters drops accents and combining marks (also "zalgo" stacking), maps look-alike
+// letters to Latin and rewrites leetspeak.
+func foldLetters(plain string) string {
 	var b strings.Builder
 	for _, r := range norm.NFD.String(plain) {
 		if unicode.Is(unicode.Mn, r) {
@@ -283,13 +283,12 @@ func foldView(plain string, one rune) string {
 		}
 		b.WriteRune(r)
 	}
-	s := unLeet(b.String(), one)
-	return joinSpacedLetters(s)
+	return unLeet(b.String())
 }
 
 // unLeet rewrites words such as "1gn0r3" or "pr3v!0us": a word here is a run of letters,
 // digits and leet symbols holding at least one letter and one leet character.
-func unLeet(s string, one rune) string {
+func unLeet(s string) string {
 	isWordRune := func(r rune) bool {
 		_, l := leet[r]
 		return unicode.IsLetter(r) || l
@@ -326,15 +325,7 @@ func unLeet(s string, one rune) string {
 		}
 		b.WriteString(string(rs[i:lo]))
 		if letters > 0 && leets > 0 {
-			for _, r := range word {
-				if c, ok := leet[r]; ok {
-					if r == '1' {
-						c = one
-					}
-					r = c
-				}
-				b.WriteRune(r)
-			}
+			b.WriteString(leetWord(word))
 		} else {
 			b.WriteString(string(word))
 		}
@@ -343,6 +334,53 @@ func unLeet(s string, one rune) string {
 	}
 	return b.String()
 }
+
+// leetWord maps a word's leet characters to letters. A '1' is 'i' or 'l': each reading is
+// tried and one that spells a word injections use wins ("1gn0r3" ignore, "ru13s" rules);
+// otherwise every '1' is 'i'.
+func leetWord(word []rune) string {
+	var ones []int
+	out := make([]rune, len(word))
+	for i, r := range word {
+		out[i] = r
+		if c, ok := leet[r]; ok {
+			out[i] = c
+		}
+		if r == '1' && len(ones) < 8 {
+			ones = append(ones, i)
+		}
+	}
+	for mask := 0; mask < 1<<len(ones); mask++ {
+		for bit, i := range ones {
+			out[i] = 'i'
+			if mask&(1<<bit) != 0 {
+				out[i] = 'l'
+			}
+		}
+		if leetLexicon[string(out)] {
+			return string(out)
+		}
+	}
+	for _, i := range ones {
+		out[i] = 'i'
+	}
+	return string(out)
+}
+
+// leetLexicon holds the words whose 'l' an attacker writes as '1'; 'i' is the default reading.
+var leetLexicon = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`all rules rule will tell told llm llms reveal developer model models
+		guidelines filter unfiltered unlimited limit limits jailbreak jailbroken claim leak url link
+		html file files mail email detail details library please like only role roles reply replies
+		follow following rolling still believe list listed helpful harmful lines line label
+		policy policies control blocked block unlock unlocked lies lie build real literally legal
+		illegal ai assistant assistants ignore instructions instruction previous prior system
+		disregard forget override initial original`) {
+		m[w] = true
+	}
+	return m
+}()
 
 // joinSpacedLetters joins "i g n o r e" and "i.g.n.o.r.e" into "ignore": runs of at least
 // four single letters separated by one space, dot, hyphen, underscore or star. Two spaces, a
@@ -379,36 +417,18 @@ var spacedRE = regexp.MustCompile(`(?:^|[^\p{L}\p{N}])\p{L}(?:(?:[ .\-_*·•]| 
 
 // compactMatch checks the letters of spaced-out runs written without word breaks.
 func compactMatch(text string) bool {
-	plain := plainView(text)
-	for _, one := range []rune{'i', 'l'} {
-		s := unLeetAccentFold(plain, one)
-		for _, m := range spacedRE.FindAllString(s, -1) {
-			var b strings.Builder
-			for _, r := range m {
-				if unicode.IsLetter(r) {
-					b.WriteRune(r)
-				}
+	for _, m := range spacedRE.FindAllString(foldLetters(plainView(text)), -1) {
+		var b strings.Builder
+		for _, r := range m {
+			if unicode.IsLetter(r) {
+				b.WriteRune(r)
 			}
-			if compactRE.MatchString(b.String()) {
-				return true
-			}
+		}
+		if compactRE.MatchString(b.String()) {
+			return true
 		}
 	}
 	return false
-}
-
-func unLeetAccentFold(plain string, one rune) string {
-	var b strings.Builder
-	for _, r := range norm.NFD.String(plain) {
-		if unicode.Is(unicode.Mn, r) {
-			continue
-		}
-		if c, ok := confusables[r]; ok {
-			r = c
-		}
-		b.WriteRune(r)
-	}
-	return unLeet(b.String(), one)
 }
 
 // hasExfilLink flags images that carry a query string (a model rendering them sends the
@@ -424,8 +444,8 @@ func hasExfilLink(text string) bool {
 	}
 	for _, m := range mdLinkRE.FindAllStringSubmatch(text, -1) {
 		q := rawQuery(m[1])
-		if q == "" {
-			continue
+		if q == "" || !strings.Contains(m[1], "//") && !strings.HasPrefix(m[1], "www.") {
+			continue // a query needs a host to go to: "[.](?!bat$)" is a regular expression
 		}
 		if templRE.MatchString(q) {
 			return true
