@@ -30,15 +30,22 @@ const (
 var (
 	// instructionREs run on the normalised views (lower case, folded letters).
 	instructionREs = compileAll(
-		// Override of earlier instructions, English, with paraphrases.
-		`\b(?:ignore|ignoring|disregard|disregarding|forget|forgetting|override|overriding|bypass|skip|abandon|discard|set aside|throw out|throw away|pay no (?:attention|heed|mind) to|do not (?:follow|obey|heed)|don't (?:follow|obey|heed)|stop (?:following|obeying)|no longer (?:follow|obey)|cancel|erase|wipe|nullify|supersede|supersedes|overrides|replaces)\b[^.;!?]{0,40}?\b(?:previous|previously|prior|earlier|above|preceding|foregoing|original|initial|old|former|existing|system|developer|safety|your|all|any|every|those|these)\b[^.;!?]{0,30}?\b(?:instructions?|guidance|guidelines?|directions|directives?|prompts?|orders|programming|training|constraints|restrictions|rules|policies|system message|system prompt|commands|context|conversation|messages?|tasks?|rules of engagement)\b`,
+		// Override of earlier instructions, English, with paraphrases. Between the qualifier and
+		// the noun at most two words: "bypass the templating system and provide a full prompt".
+		`\b(?:ignore|ignoring|disregard|disregarding|forget|forgetting|bypass|skip|abandon|discard|set aside|throw out|throw away|pay no (?:attention|heed|mind) to|do not (?:follow|obey|heed)|don't (?:follow|obey|heed)|stop (?:following|obeying)|no longer (?:follow|obey)|cancel|erase|wipe|nullify)\b[^.;!?]{0,40}?\b(?:previous|previously|prior|earlier|above|preceding|foregoing|original|initial|former|system|developer|safety|your)\b(?:[\s,]+[\w'-]+){0,2}?[\s,]+(?:instructions?|guidance|guidelines?|directions|directives?|prompts?|orders|programming|training|constraints|restrictions|rules|policies|system message|system prompt|commands|context|conversation|messages?|tasks?)\b`,
+		// With a bare "all" or "the" only the model's own instructions count: "ignore any
+		// validation rules" is documentation.
+		`\b(?:ignore|ignoring|disregard|disregarding|forget|forgetting|bypass|skip|abandon|discard|set aside|throw out|throw away|pay no (?:attention|heed|mind) to|do not (?:follow|obey|heed)|don't (?:follow|obey|heed)|stop (?:following|obeying)|no longer (?:follow|obey)|cancel|erase|wipe|nullify)\b[^.;!?]{0,40}?\b(?:all|any|every|those|these|the|my|old|existing)\b(?:[\s,]+[\w'-]+){0,2}?[\s,]+(?:instructions?|guidance|guidelines|directions|directives|prompts|programming|training|system message|system prompt|orders)\b`,
+		// "override" is everyday configuration language; it counts only against earlier or the
+		// model's own instructions.
+		`\b(?:override|overriding|overrides|supersede|supersedes|replaces|takes precedence over)\b[^.;!?]{0,20}?\b(?:previous|prior|earlier|above|preceding|all|your|any)\b[^.;!?]{0,20}?\b(?:instructions?|guidance|guidelines|directions|directives|prompts?|orders|programming|safety (?:rules|guidelines|policies)|rules you)\b`,
 		`\b(?:ignore|disregard|forget|pay no attention to|discard|set aside)\b[^.;!?]{0,20}?\b(?:everything|anything|all|whatever)\b[^.;!?]{0,30}?\b(?:you (?:were|have been|'ve been|was|are) (?:told|given|instructed|taught|asked|programmed)|(?:said|written|stated|mentioned|given) (?:above|before|earlier|so far|previously)|before this|above this|up to (?:now|this point)|(?:that|which) came before)`,
 		`\b(?:ignore|disregard|forget|override|bypass|discard|set aside|do not (?:follow|obey|heed)|don't (?:follow|obey|heed)|stop (?:following|obeying)|no longer (?:follow|obey))\b[^.;!?]{0,20}?\b(?:instructions?|guidance|guidelines|directions|directives|prompts?|rules|orders|system message)\b (?:above|before (?:this|now)|earlier|so far|you (?:were|have been|'ve been) given|you received|given to you|at the (?:start|beginning)|in your (?:system )?prompt)`,
 		`\b(?:previous|prior|earlier|original|initial|above|preceding|system|your|operator's|developer's) (?:instructions|guidance|guidelines|directions|directives|prompt|rules|orders)\b (?:are|were|have been|has been|is) (?:now )?(?:revoked|void|voided|cancell?ed|obsolete|invalid|overridden|superseded|null|withdrawn|lifted|suspended|no longer (?:valid|in effect|apply|applicable))`,
 		`\bnothing (?:above|before this|earlier|said before|you were told) (?:applies|matters|counts)\b|\b(?:everything|all|anything|whatever) you(?:'ve| have)? (?:been|were) (?:told|given|instructed)\b[^.!?]{0,60}?\b(?:forget|ignore|disregard|is (?:a test|void|fake|cancell?ed|obsolete)|no longer (?:applies|matters)|doesn't (?:apply|matter))`,
 		`\bwhat(?:ever)? you (?:were|have been|'ve been) (?:told|given|instructed|asked) (?:to do )?(?:before|earlier|previously|above|so far|until now|up to now)\b|\b(?:obey|follow) only (?:these|my|the following|the next|the lines|what follows|this)\b|\bonly obey\b|\btreat (?:all (?:of )?)?(?:the |everything )?(?:preceding|previous|above|earlier|prior) (?:text|content|instructions|messages|context)? ?as (?:untrusted|void|invalid|irrelevant|a test|fake|obsolete)`,
-		`\b(?:you are|you're) (?:now|no longer)\b|\bfrom now on\b,? (?:you|respond|answer|act|reply|always|only|your)\b|\bfrom this (?:point|moment) (?:on|forward)\b,? (?:you|respond|answer|act|reply|always|only|your)\b`,
-		`\bnew (?:instructions?|directives?|rules|task|system prompt|orders)\s*:|\byour (?:new|real|true|actual|updated) (?:instructions?|task|role|goal|objective|purpose|directive|orders) (?:is|are)\b|\b(?:updated|revised|real|actual) instructions?\s*:`,
+		`\b(?:you are|you're) now (?:an? |the |my )?(?:dan|free|unrestricted|unfiltered|jailbroken|evil|uncensored|acting as|operating (?:as|in|without)|in (?:developer|god|jailbreak|dan|unrestricted|unfiltered|admin) mode|called|named|known as|(?:a |an )?(?:different|new) (?:ai|assistant|model|persona|character)|[a-z]+gpt)\b|\b(?:you are|you're) now (?:an? )?(?:\w+ ){0,2}(?:assistant|ai|chatbot|persona|character|pirate|hacker)\b|\b(?:you are|you're) no longer (?:an? )?(?:ai|assistant|chatbot|bound|restricted|required|limited|chatgpt|claude|gemini|a language model)\b|\b(?:from now on|from this (?:point|moment) (?:on|forward)|henceforth)\b,? (?:you (?:will|must|shall|should|are to|only|always|never|answer|respond|reply|act|speak|ignore|have no|are (?:free|no longer|dan))|respond|answer|reply|always|only|ignore|act|speak|your (?:answers|responses|replies|only))\b`,
+		`(?:^|[.!?>\]]\s*|-{2,}\s*)(?:new|updated|revised|real|actual|important|additional) (?:instructions?|directives?|rules|task|system prompt|orders)\s*:|\byour (?:new|real|true|actual|updated) (?:instructions?|task|role|goal|objective|purpose|directive|orders) (?:is|are)\b`,
 		`\b(?:reveal|print|repeat|show|output|leak|display|dump|tell me|give me|share|write out|recite)\b[^.;!?]{0,25}?\b(?:system|hidden|initial|original|secret|internal|developer|pre-?)\s*(?:prompts?|instructions?|messages?)\b`,
 		`\b(?:do not|don't|never|without)\s+(?:tell|telling|inform|informing|reveal(?:ing)? (?:this )?to|mention(?:ing)? (?:this |it )?to|let|letting|alert|alerting|notify|notifying|warn|warning)\s+the (?:user|reader|human|person)\b|\bthe (?:user|reader|human) (?:must|should|need) not (?:know|see|be told|find out)\b`,
 		`\b(?:as an? (?:ai|language model|llm|assistant|ai assistant|large language model)),? (?:you )?(?:must|should|are required|need|will|have to)\b`,
@@ -72,14 +79,18 @@ var (
 
 	// addressedREs find text that speaks to a model reading the page rather than to people.
 	addressedREs = compileAll(
-		`\b(?:note|message|instructions?|attention|reminder|notice|memo|hint|directive|request|warning|important|psa|a note|p\.?s\.?)\b\s*(?:to|for)\s+(?:any|all|the|every|each|an?|you,?|our|dear|future)?\s*(?:ai|a\.i\.|llm|gpt|chatgpt|claude|gemini|copilot|chatbot|bot|language model|large language model|assistant|agent|model|crawler|scraper|summari[sz]er|automated (?:reader|system|tool|agent))s?\b`,
-		`\b(?:if|when|whenever|in case|since) you(?: are|'re)? (?:an?|the|some|any)? ?(?:ai|a\.i\.|llm|gpt|chatgpt|claude|gemini|copilot|chatbot|bot|language model|large language model|ai assistant|ai model|ai agent|assistant|automated (?:reader|system|tool|agent)|machine|model|agent)\b`,
+		`\b(?:note|message|instructions?|attention|reminder|notice|memo|hint|directive|request|warning|important|psa|a note|p\.?s\.?)\b\s*(?:to|for)\s+(?:any|all|the|every|each|an?|you,?|our|dear|future)?\s*(?:ai|a\.i\.|llm|gpt|chatgpt|claude|gemini|copilot|chatbot|language model|large language model)s?\b`,
+		// A bare assistant, agent, model or bot is addressed only when a colon, a comma or a
+		// reading verb follows: "a message for the bot is queued" is ordinary prose.
+		`(?:^|[.!?]\s+|[(\[]\s*|-{2,}\s*)(?:a |an |this is a |important |urgent |quick |special )?(?:note|message|instructions?|attention|reminder|notice|memo|hint|directive|warning|important|psa|p\.?s\.?)\s*(?:to|for)\s+(?:any|all|the|every|each|an?|you,?|our|dear|future)?\s*`+aiNounLoose+`\s*(?:[:,—]|-{1,2}\s|$)`,
+		`\b(?:note|message|instructions?|attention|reminder|notice|memo|hint|directive|request|warning|important|psa|p\.?s\.?)\s*(?:to|for)\s+(?:any|all|the|every|each|an?|you,?|our|dear|future)?\s*`+aiNounLoose+`\s+`+readingVerb+`\b`,
+		`\b(?:if|when|whenever|in case|since) you(?: are|'re)? (?:an?|the|some|any)? ?(?:ai|a\.i\.|llm|gpt|chatgpt|claude|gemini|copilot|chatbot|bot|language model|large language model|ai assistant|ai model|ai agent|assistant|automated (?:reader|system|tool|agent)|machine|model|agent)(?:\s*(?:[,.:;!?)—]|-{1,2}\s|$)|\s+(?:language model|model|assistant|agent|system|tool|bot|chatbot|that|who|which|like|and|or|then|please|you|ignore|disregard|do|don't|must|should|will|include|tell|say|respond|reply|answer|output)\b|\s+`+readingVerb+`\b)`,
 		`\b(?:any|all|every|each|dear|hey|hello|hi|attention|calling all|you,?)\s+`+aiNounLoose+`\b[^.;!?]{0,20}?\b`+readingVerb+`\b`,
 		`\b`+aiNoun+`\s+`+readingVerb+`\s+(?:this|these|the|my|our)\b`,
 		`\b(?:dear|hey|hello|hi|attention|calling all)\s+`+aiNoun+`\b`,
 		`\bif (?:an?|any|the|some) (?:ai|a\.i\.|llm|language model|chatbot|bot|ai assistant|assistant|automated (?:system|reader|tool|agent)|crawler|machine) (?:is|are|were) `+readingVerb+`\b`,
 		`(?:^|[.!?]\s+|-{2,}\s*)(?:dear |attention,? )?(?:ai|llm|gpt|chatgpt|claude|gemini|chatbot|language model|automated (?:summari[sz]er|reader|system|agent|tool)|ai (?:assistant|agent|model|summari[sz]er|crawler|reader)|summari[sz]er|crawler)s?\s*:`,
-		`(?:^|[.!?]\s+|[\s(\[]|-{2,}\s*)(?:ai|llm|gpt|chatgpt|claude|gemini|copilot|chatbot|ai assistant|ai agent|language model)s?\s*(?:[:,]|-{1,2})\s*(?:please\s+)?(?:you|your|ignore|disregard|forget|do not|don't|never|always|only|make sure|ensure|remember|summari[sz]e|recommend|respond|reply|answer|say|tell|include|describe|state|output|write|when|if|treat|rate|mention)\b`,
+		`(?:^|[.!?]\s+|[(\[]\s*|-{2,}\s*)(?:ai|llm|gpt|chatgpt|claude|gemini|copilot|chatbot|ai assistant|ai agent|language model)s?\s*(?:[:,]|-{1,2})\s*(?:please\s+)?(?:you|your|ignore|disregard|forget|do not|don't|never|always|only|make sure|ensure|remember|summari[sz]e|recommend|respond|reply|answer|say|tell|include|describe|state|output|write|when|if|treat|rate|mention)\b`,
 		`\b(?:ai|llm|language model|chatbot|ai assistant|assistant)s? (?:must|should|are (?:required|instructed)|are asked) to (?:ignore|disregard|say|respond|reply|recommend|describe|state|claim|tell|include|output|rate|praise|rank)\b`,
 		`\byou(?: are|'re)? (?:an?|the) (?:ai|a\.i\.|llm|language model|large language model|ai assistant|chatbot) (?:that is |who is )?`+readingVerb+`\b`,
 		// German, French, Spanish, Italian, Portuguese, Russian, Chinese.
@@ -148,7 +159,7 @@ func ScanInjection(text string) []string {
 	if anyMatch(addressedREs, views) {
 		out = append(out, FindingAddressed)
 	}
-	if anyMatch(roleLineREs, []string{text}) || anyMatch(roleInlineREs, views) || roleBracketRE.MatchString(text) {
+	if anyMatch(roleLineREs, []string{text}) || anyMatch(roleInlineREs, views) || hasRoleBracket(text) {
 		out = append(out, FindingRoleMarker)
 	}
 	if hasHiddenText(text) {
@@ -158,6 +169,16 @@ func ScanInjection(text string) []string {
 		out = append(out, FindingExfilLink)
 	}
 	return out
+}
+
+// hasRoleBracket finds "[SYSTEM]"-style turns that are not the text of a Markdown link.
+func hasRoleBracket(text string) bool {
+	for _, m := range roleBracketRE.FindAllStringIndex(text, -1) {
+		if m[1] == len(text) || text[m[1]] != '(' {
+			return true
+		}
+	}
+	return false
 }
 
 func anyMatch(res []*regexp.Regexp, views []string) bool {
@@ -174,7 +195,7 @@ func anyMatch(res []*regexp.Regexp, views []string) bool {
 // hasHiddenText flags invisible characters, text styled invisible, and comments whose content
 // is suspicious on its own.
 func hasHiddenText(text string) bool {
-	if zeroWidthRE.MatchString(text) || hiddenCSSRE.MatchString(text) {
+	if hasInvisibleSplit(text) || hiddenCSSRE.MatchString(text) {
 		return true
 	}
 	for _, m := range commentRE.FindAllStringSubmatch(text, -1) {
@@ -191,8 +212,45 @@ func hasHiddenText(text string) bool {
 	return false
 }
 
+// hasInvisibleSplit flags invisible characters that hide text: tag characters (outside an
+// emoji flag), bidi overrides, and zero-width characters inside a word. A zero-width joiner
+// between emoji ("🧑‍💻") or a non-joiner in Persian or Hindi is ordinary writing.
+func hasInvisibleSplit(text string) bool {
+	var prev rune
+	for i, r := range text {
+		switch {
+		case r >= 0xE0000 && r <= 0xE007F:
+			if prev != 0x1F3F4 && !(prev >= 0xE0000 && prev <= 0xE007F) {
+				return true
+			}
+		case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
+			return true
+		case zeroWidthRE.MatchString(string(r)):
+			if i == 0 && r == 0xFEFF {
+				break // a byte-order mark
+			}
+			next, _ := utf8.DecodeRuneInString(text[i+utf8.RuneLen(r):])
+			if isWordLetter(prev) && (isWordLetter(next) || zeroWidthRE.MatchString(string(next))) {
+				return true
+			}
+			if (prev == ' ' || prev == 0) && isWordLetter(next) && r != 0x200D && r != 0x200C {
+				return true
+			}
+		}
+		if !zeroWidthRE.MatchString(string(r)) {
+			prev = r
+		}
+	}
+	return false
+}
+
+// isWordLetter: a letter of the scripts the scan reads words in.
+func isWordLetter(r rune) bool {
+	return unicode.In(r, unicode.Latin, unicode.Cyrillic, unicode.Greek) && unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
 // commentAddressRE: a comment that opens by naming a model ("<!-- AI: ... -->", "<!-- for LLMs -->").
-var commentAddressRE = regexp.MustCompile(`^\s*(?:(?:note |hint |message )?(?:to|for) )?(?:the |all |any )?(?:ai|llm|gpt|chatgpt|claude|gemini|chatbot|assistant|agent|model|bot|crawler|language model)s?\b`)
+var commentAddressRE = regexp.MustCompile(`^\s*(?:(?:note |hint |message )?(?:to|for) )?(?:the |all |any )?(?:ai|llm|gpt|chatgpt|claude|gemini|chatbot|assistant|agent|model|bot|crawler|language model)s?\s*(?:[:,—]|-{1,2}\s|$|` + readingVerb + `)`)
 
 // scanViews returns the text as the patterns see it: plain (zero-width stripped, NFKC, lower
 // case, spaces collapsed) keeps every script for the non-Latin patterns; folded also maps
@@ -437,7 +495,7 @@ func compactMatch(text string) bool {
 func hasExfilLink(text string) bool {
 	for _, re := range []*regexp.Regexp{mdImageRE, htmlImgRE} {
 		for _, m := range re.FindAllStringSubmatch(text, -1) {
-			if rawQuery(m[1]) != "" {
+			if q := rawQuery(m[1]); q != "" && queryCarriesData(q, true) {
 				return true
 			}
 		}
@@ -447,22 +505,47 @@ func hasExfilLink(text string) bool {
 		if q == "" || !strings.Contains(m[1], "//") && !strings.HasPrefix(m[1], "www.") {
 			continue // a query needs a host to go to: "[.](?!bat$)" is a regular expression
 		}
-		if templRE.MatchString(q) {
+		if queryCarriesData(q, false) {
 			return true
-		}
-		vals, _ := url.ParseQuery(q) // a partly malformed query still yields its good pairs
-		for _, vs := range vals {
-			for _, v := range vs {
-				if len(v) >= 40 || strings.Count(v, " ") >= 3 {
-					return true
-				}
-			}
 		}
 	}
 	// A bare URL whose query holds a placeholder for the model to fill in.
 	for _, u := range bareURLRE.FindAllString(text, -1) {
 		if q := rawQuery(u); q != "" && placeholdRE.MatchString(q) {
 			return true
+		}
+	}
+	return false
+}
+
+// dataKeys name query parameters that carry data; badge and page parameters (branch, style,
+// label, color, raw, tab) do not.
+var dataKeys = map[string]bool{
+	"q": true, "query": true, "d": true, "data": true, "payload": true, "content": true, "text": true,
+	"msg": true, "conversation": true, "chat": true, "history": true, "user": true, "u": true, "uid": true,
+	"secret": true, "token": true, "key": true, "k": true, "pw": true, "password": true, "email": true,
+	"info": true, "summary": true, "session": true, "ctx": true, "context": true, "prompt": true,
+	"t": true, "leak": true,
+}
+
+var encodedRE = regexp.MustCompile(`[A-Za-z0-9+/=_-]{40,}`)
+
+// queryCarriesData: a placeholder for the model to fill in, or an encoded blob. An image
+// loads by itself when rendered, so any data-carrying key or a phrase in its query counts; a
+// link has to be clicked, and search links ("?q=setx truncates PATH") are everywhere.
+func queryCarriesData(q string, image bool) bool {
+	if templRE.MatchString(q) || placeholdRE.MatchString(q) {
+		return true
+	}
+	vals, _ := url.ParseQuery(q) // a partly malformed query still yields its good pairs
+	for k, vs := range vals {
+		for _, v := range vs {
+			if encodedRE.MatchString(v) {
+				return true
+			}
+			if image && v != "" && (dataKeys[strings.ToLower(k)] || strings.Count(v, " ") >= 3) {
+				return true
+			}
 		}
 	}
 	return false
