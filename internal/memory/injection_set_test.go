@@ -395,3 +395,15 @@ func markdownParagraphs(path string) []string {
 	flush()
 	return paras
 }
+
+// BenchmarkScanInjection scans one documentation sentence per op, as memory does for each fact
+// it stores and each hit it recalls.
+func BenchmarkScanInjection(b *testing.B) {
+	raw, err := os.ReadFile(cleanFile)
+	require.NoError(b, err)
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		ScanInjection(lines[i%len(lines)])
+	}
+}

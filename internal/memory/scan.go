@@ -24,7 +24,10 @@ const (
 const (
 	aiNoun      = `(?:ai|a\.i\.|llm|llms|gpt|chatgpt|claude|gemini|copilot|chatbot|chatbots|(?:ai |large |)language models?|ai (?:assistant|agent|model|system|tool|reader|crawler)s?|assistant ai)`
 	aiNounLoose = `(?:` + aiNoun + `|assistants?|agents?|models?|bots?|crawlers?|scrapers?|summari[sz]ers?|automated (?:reader|system|tool|agent)s?)`
-	readingVerb = `(?:reading|summari[sz]ing|processing|parsing|crawling|scraping|analy[sz]ing|ingesting|indexing|reviewing|viewing|browsing|evaluating|that reads|that summari[sz]es|that processes|who reads|tasked with)`
+	// overrideVerb sets earlier instructions aside ("override" is configuration language and
+	// has its own, narrower pattern).
+	overrideVerb = `(?:ignore|ignoring|disregard|disregarding|forget|forgetting|bypass|skip|abandon|discard|set aside|throw out|throw away|pay no (?:attention|heed|mind) to|do not (?:follow|obey|heed)|don't (?:follow|obey|heed)|stop (?:following|obeying)|no longer (?:follow|obey)|cancel|erase|wipe|nullify)`
+	readingVerb  = `(?:reading|summari[sz]ing|processing|parsing|crawling|scraping|analy[sz]ing|ingesting|indexing|reviewing|viewing|browsing|evaluating|that reads|that summari[sz]es|that processes|who reads|tasked with)`
 )
 
 var (
@@ -32,10 +35,10 @@ var (
 	instructionREs = compileAll(
 		// Override of earlier instructions, English, with paraphrases. Between the qualifier and
 		// the noun at most two words: "bypass the templating system and provide a full prompt".
-		`\b(?:ignore|ignoring|disregard|disregarding|forget|forgetting|bypass|skip|abandon|discard|set aside|throw out|throw away|pay no (?:attention|heed|mind) to|do not (?:follow|obey|heed)|don't (?:follow|obey|heed)|stop (?:following|obeying)|no longer (?:follow|obey)|cancel|erase|wipe|nullify)\b[^.;!?]{0,40}?\b(?:previous|previously|prior|earlier|above|preceding|foregoing|original|initial|former|system|developer|safety|your)\b(?:[\s,]+[\w'-]+){0,2}?[\s,]+(?:instructions?|guidance|guidelines?|directions|directives?|prompts?|orders|programming|training|constraints|restrictions|rules|policies|system message|system prompt|commands|context|conversation|messages?|tasks?)\b`,
+		`\b`+overrideVerb+`\b[^.;!?]{0,40}?\b(?:previous|previously|prior|earlier|above|preceding|foregoing|original|initial|former|system|developer|safety|your)\b(?:[\s,]+[\w'-]+){0,2}?[\s,]+(?:instructions?|guidance|guidelines?|directions|directives?|prompts?|orders|programming|training|constraints|restrictions|rules|policies|system message|system prompt|commands|context|conversation|messages?|tasks?)\b`,
 		// With a bare "all" or "the" only the model's own instructions count: "ignore any
 		// validation rules" is documentation.
-		`\b(?:ignore|ignoring|disregard|disregarding|forget|forgetting|bypass|skip|abandon|discard|set aside|throw out|throw away|pay no (?:attention|heed|mind) to|do not (?:follow|obey|heed)|don't (?:follow|obey|heed)|stop (?:following|obeying)|no longer (?:follow|obey)|cancel|erase|wipe|nullify)\b[^.;!?]{0,40}?\b(?:all|any|every|those|these|the|my|old|existing)\b(?:[\s,]+[\w'-]+){0,2}?[\s,]+(?:instructions?|guidance|guidelines|directions|directives|prompts|programming|training|system message|system prompt|orders)\b`,
+		`\b`+overrideVerb+`\b[^.;!?]{0,40}?\b(?:all|any|every|those|these|the|my|old|existing)\b(?:[\s,]+[\w'-]+){0,2}?[\s,]+(?:instructions?|guidance|guidelines|directions|directives|prompts|programming|training|system message|system prompt|orders)\b`,
 		// "override" is everyday configuration language; it counts only against earlier or the
 		// model's own instructions.
 		`\b(?:override|overriding|overrides|supersede|supersedes|replaces|takes precedence over)\b[^.;!?]{0,20}?\b(?:previous|prior|earlier|above|preceding|all|your|any)\b[^.;!?]{0,20}?\b(?:instructions?|guidance|guidelines|directions|directives|prompts?|orders|programming|safety (?:rules|guidelines|policies)|rules you)\b`,
