@@ -3,6 +3,7 @@ package memory
 import (
 	"net/url"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -126,7 +127,6 @@ var (
 	// word breaks.
 	compactRE = regexp.MustCompile(`(?:ignore|disregard|forget|override|bypass)(?:all|any|every)?(?:the|your|my)?(?:previous|prior|above|earlier|preceding|former|system)?(?:instructions?|prompts?|rules|guidelines|directions)|systemprompt|youarenow|newinstructions|jailbreak|developermode|ignoreallprevious|ignoreprevious`)
 
-	zeroWidthRE = regexp.MustCompile("[\u200B-\u200F\u2060-\u2064\uFEFF\u202A-\u202E\u2066-\u2069\U000E0000-\U000E007F]")
 	hiddenCSSRE = regexp.MustCompile(`(?i)display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?:\.\d+)?(?:px|pt|em|rem|%)?\s*[;"'!]|font-size\s*:\s*0(?:px|pt|em)?\b|opacity\s*:\s*0(?:\.0+)?\s*[;"'!]|color\s*:\s*transparent|(?:text-indent|left|top)\s*:\s*-\d{3,}(?:px|em)|clip\s*:\s*rect\(\s*0|<[a-z]+[^>]*\shidden(?:\s|=|>)`)
 	// Comments are hidden from a reader of the rendered page, but plain ones are everywhere in
 	// real documents; only one whose content is itself suspicious is a finding.
@@ -140,12 +140,72 @@ var (
 	placeholdRE = regexp.MustCompile(`(?i)\{\{?\s*[a-z_]+\s*\}?\}|\$\{?[A-Z_]{3,}\}?|%7[bB][a-zA-Z_]+%7[dD]|\[(?:USER_?DATA|CONVERSATION|CHAT|SECRET|DATA|INFO|SUMMARY|QUERY|HISTORY)[A-Z_]*\]`)
 )
 
-func compileAll(exprs ...string) []*regexp.Regexp {
-	out := make([]*regexp.Regexp, len(exprs))
+// gatedRE is a pattern with the literals one of which every match contains: a text holding
+// none of them is not run through the pattern, which keeps the scan cheap on ordinary prose.
+type gatedRE struct {
+	re   *regexp.Regexp
+	lits []string // nil: no such set, always run
+}
+
+func compileAll(exprs ...string) []gatedRE {
+	out := make([]gatedRE, len(exprs))
 	for i, e := range exprs {
-		out[i] = regexp.MustCompile(e)
+		out[i].re = regexp.MustCompile(e)
+		if t, err := syntax.Parse(e, syntax.Perl); err == nil {
+			out[i].lits = requiredLiterals(t.Simplify())
+		}
 	}
 	return out
+}
+
+// requiredLiterals returns strings one of which every match of t contains, or nil when it
+// finds no such set.
+func requiredLiterals(t *syntax.Regexp) []string {
+	switch t.Op {
+	case syntax.OpLiteral:
+		if t.Flags&syntax.FoldCase != 0 {
+			return nil
+		}
+		return []string{string(t.Rune)}
+	case syntax.OpCapture, syntax.OpPlus:
+		return requiredLiterals(t.Sub[0])
+	case syntax.OpRepeat:
+		if t.Min >= 1 {
+			return requiredLiterals(t.Sub[0])
+		}
+	case syntax.OpAlternate:
+		var out []string
+		for _, sub := range t.Sub {
+			l := requiredLiterals(sub)
+			if l == nil {
+				return nil
+			}
+			out = append(out, l...)
+		}
+		return out
+	case syntax.OpConcat:
+		// Any one child's set will do; the one whose shortest literal is longest filters best.
+		var best []string
+		bestLen := 0
+		for _, sub := range t.Sub {
+			l := requiredLiterals(sub)
+			if n := shortest(l); l != nil && n > bestLen {
+				best, bestLen = l, n
+			}
+		}
+		return best
+	}
+	return nil
+}
+
+func shortest(lits []string) int {
+	n := -1
+	for _, l := range lits {
+		if n < 0 || len(l) < n {
+			n = len(l)
+		}
+	}
+	return n
 }
 
 // ScanInjection reports what makes text unsafe to hand back to a model later: instructions
@@ -156,7 +216,7 @@ func compileAll(exprs ...string) []*regexp.Regexp {
 func ScanInjection(text string) []string {
 	views := scanViews(text)
 	var out []string
-	if anyMatch(instructionREs, views) || compactMatch(text) {
+	if anyMatch(instructionREs, views) || compactMatch(views[0]) {
 		out = append(out, FindingInstruction)
 	}
 	if anyMatch(addressedREs, views) {
@@ -184,12 +244,21 @@ func hasRoleBracket(text string) bool {
 	return false
 }
 
-func anyMatch(res []*regexp.Regexp, views []string) bool {
-	for _, re := range res {
+func anyMatch(res []gatedRE, views []string) bool {
+	for _, g := range res {
 		for _, v := range views {
-			if re.MatchString(v) {
+			if (g.lits == nil || containsAny(v, g.lits)) && g.re.MatchString(v) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+func containsAny(s string, lits []string) bool {
+	for _, l := range lits {
+		if strings.Contains(s, l) {
+			return true
 		}
 	}
 	return false
@@ -228,23 +297,29 @@ func hasInvisibleSplit(text string) bool {
 			}
 		case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
 			return true
-		case zeroWidthRE.MatchString(string(r)):
+		case isZeroWidth(r):
 			if i == 0 && r == 0xFEFF {
 				break // a byte-order mark
 			}
 			next, _ := utf8.DecodeRuneInString(text[i+utf8.RuneLen(r):])
-			if isWordLetter(prev) && (isWordLetter(next) || zeroWidthRE.MatchString(string(next))) {
+			if isWordLetter(prev) && (isWordLetter(next) || isZeroWidth(next)) {
 				return true
 			}
 			if (prev == ' ' || prev == 0) && isWordLetter(next) && r != 0x200D && r != 0x200C {
 				return true
 			}
 		}
-		if !zeroWidthRE.MatchString(string(r)) {
+		if !isZeroWidth(r) {
 			prev = r
 		}
 	}
 	return false
+}
+
+// isZeroWidth: characters that take no space (joiners, word joiner, invisible operators,
+// byte-order mark, direction marks).
+func isZeroWidth(r rune) bool {
+	return r >= 0x200B && r <= 0x200F || r >= 0x2060 && r <= 0x2064 || r == 0xFEFF
 }
 
 // isWordLetter: a letter of the scripts the scan reads words in.
@@ -477,8 +552,8 @@ func joinSpacedLetters(s string) string {
 var spacedRE = regexp.MustCompile(`(?:^|[^\p{L}\p{N}])\p{L}(?:(?:[ .\-_*·•]|  |\s/\s|\s\|\s)\p{L}){3,}(?:[^\p{L}\p{N}]|$)`)
 
 // compactMatch checks the letters of spaced-out runs written without word breaks.
-func compactMatch(text string) bool {
-	for _, m := range spacedRE.FindAllString(foldLetters(plainView(text)), -1) {
+func compactMatch(plain string) bool {
+	for _, m := range spacedRE.FindAllString(foldLetters(plain), -1) {
 		var b strings.Builder
 		for _, r := range m {
 			if unicode.IsLetter(r) {
