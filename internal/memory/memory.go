@@ -401,10 +401,10 @@ func loadQuarantined(path string) (map[string]bool, error) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	for n := 1; sc.Scan(); n++ {
+	for sc.Scan() {
 		var q quarantined
 		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
-			return nil, fmt.Errorf("%s line %d: %w", path, n, err)
+			q.Fact = sc.Text() // a line cut short by a crash still counts, once; it never blocks opening
 		}
 		if q.ID == "" {
 			q.ID = ObservationID(q.Fact)
