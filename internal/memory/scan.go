@@ -28,7 +28,7 @@ const (
 	// overrideVerb sets earlier instructions aside ("override" is configuration language and
 	// has its own, narrower pattern).
 	overrideVerb = `(?:ignore|ignoring|disregard|disregarding|forget|forgetting|bypass|skip|abandon|discard|set aside|throw out|throw away|pay no (?:attention|heed|mind) to|do not (?:follow|obey|heed)|don't (?:follow|obey|heed)|stop (?:following|obeying)|no longer (?:follow|obey)|cancel|erase|wipe|nullify)`
-	readingVerb  = `(?:reading|summari[sz]ing|processing|parsing|crawling|scraping|analy[sz]ing|ingesting|indexing|reviewing|viewing|browsing|evaluating|that reads|that summari[sz]es|that processes|who reads|tasked with)`
+	readingVerb  = `(?:reading|visiting|summari[sz]ing|processing|parsing|crawling|scraping|analy[sz]ing|ingesting|indexing|reviewing|viewing|browsing|evaluating|that reads|that summari[sz]es|that processes|who reads|tasked with)`
 )
 
 var (
@@ -48,6 +48,8 @@ var (
 		`\b(?:previous|prior|earlier|original|initial|above|preceding|system|your|operator's|developer's) (?:instructions|guidance|guidelines|directions|directives|prompt|rules|orders)\b (?:are|were|have been|has been|is) (?:now )?(?:revoked|void|voided|cancell?ed|obsolete|invalid|overridden|superseded|null|withdrawn|lifted|suspended|no longer (?:valid|in effect|apply|applicable))`,
 		`\bnothing (?:above|before this|earlier|said before|you were told) (?:applies|matters|counts)\b|\b(?:everything|all|anything|whatever) you(?:'ve| have)? (?:been|were) (?:told|given|instructed)\b[^.!?]{0,60}?\b(?:forget|ignore|disregard|is (?:a test|void|fake|cancell?ed|obsolete)|no longer (?:applies|matters)|doesn't (?:apply|matter))`,
 		`\bwhat(?:ever)? you (?:were|have been|'ve been) (?:told|given|instructed|asked) (?:to do )?(?:before|earlier|previously|above|so far|until now|up to now)\b|\b(?:obey|follow) only (?:these|my|the following|the next|the lines|what follows|this)\b|\bonly obey\b|\btreat (?:all (?:of )?)?(?:the |everything )?(?:preceding|previous|above|earlier|prior) (?:text|content|instructions|messages|context)? ?as (?:untrusted|void|invalid|irrelevant|a test|fake|obsolete)`,
+		`\b(?:none|no part) of (?:your|the|my) (?:previous |prior |earlier |original |initial |system )?(?:instructions|guidance|guidelines|rules|directions|prompt|orders)\b[^.;!?]{0,15}?\b(?:matters?|applies|apply|counts?|is valid|are valid)\b|\b(?:previous|prior|earlier|original|initial|your) (?:instructions|guidance|guidelines|directions|rules|prompt|orders)\b (?:\w+ ){0,2}?(?:(?:no longer|don't|do not|doesn't|does not) (?:matter|apply|count)|(?:is|are) (?:null|void|irrelevant|cancell?ed|obsolete|invalid|revoked))\b`,
+		`\b(?:consider|treat|regard|deem) (?:all |any |the |your )?(?:of )?(?:the )?(?:previous|prior|earlier|above|preceding|original|system) (?:instructions|guidance|guidelines|directions|rules|prompts?|messages|text|content)\b (?:as )?(?:null|void|invalid|irrelevant|cancell?ed|obsolete|revoked|untrusted|a test|fake)`,
 		`\b(?:you are|you're) now (?:an? |the |my )?(?:dan|free|unrestricted|unfiltered|jailbroken|evil|uncensored|acting as|operating (?:as|in|without)|in (?:developer|god|jailbreak|dan|unrestricted|unfiltered|admin) mode|called|named|known as|(?:a |an )?(?:different|new) (?:ai|assistant|model|persona|character)|[a-z]+gpt)\b|\b(?:you are|you're) now (?:an? )?(?:\w+ ){0,2}(?:assistant|ai|chatbot|persona|character|pirate|hacker)\b|\b(?:you are|you're) no longer (?:an? )?(?:ai|assistant|chatbot|bound|restricted|required|limited|chatgpt|claude|gemini|a language model)\b|\b(?:from now on|from this (?:point|moment) (?:on|forward)|henceforth)\b,? (?:you (?:will|must|shall|should|are to|only|always|never|answer|respond|reply|act|speak|ignore|have no|are (?:free|no longer|dan))|respond|answer|reply|always|only|ignore|act|speak|your (?:answers|responses|replies|only))\b`,
 		`(?:^|[.!?>\]]\s*|-{2,}\s*)(?:new|updated|revised|real|actual|important|additional) (?:instructions?|directives?|rules|task|system prompt|orders)\s*:|\byour (?:new|real|true|actual|updated) (?:instructions?|task|role|goal|objective|purpose|directive|orders) (?:is|are)\b`,
 		`\b(?:reveal|print|repeat|show|output|leak|display|dump|tell me|give me|share|write out|recite)\b[^.;!?]{0,25}?\b(?:system|hidden|initial|original|secret|internal|developer|pre-?)\s*(?:prompts?|instructions?|messages?)\b`,
@@ -93,6 +95,7 @@ var (
 		`\b`+aiNoun+`\s+`+readingVerb+`\s+(?:this|these|the|my|our)\b`,
 		`\b(?:dear|hey|hello|hi|attention|calling all)\s+`+aiNoun+`\b`,
 		`\bif (?:an?|any|the|some) (?:ai|a\.i\.|llm|language model|chatbot|bot|ai assistant|assistant|automated (?:system|reader|tool|agent)|crawler|machine) (?:is|are|were) `+readingVerb+`\b`,
+		`\b(?:this|the following|the next) (?:paragraph|section|text|note|message|page|part|line|sentence|block|content|passage) is (?:only |solely |specifically )?(?:for|meant for|intended for|addressed to|written for|aimed at) (?:any |all |the |an? )?`+aiNoun+`s?\b`,
 		`(?:^|[.!?]\s+|-{2,}\s*)(?:dear |attention,? )?(?:ai|llm|gpt|chatgpt|claude|gemini|chatbot|language model|automated (?:summari[sz]er|reader|system|agent|tool)|ai (?:assistant|agent|model|summari[sz]er|crawler|reader)|summari[sz]er|crawler)s?\s*:`,
 		`(?:^|[.!?]\s+|[(\[]\s*|-{2,}\s*)(?:ai|llm|gpt|chatgpt|claude|gemini|copilot|chatbot|ai assistant|ai agent|language model)s?\s*(?:[:,]|-{1,2})\s*(?:please\s+)?(?:you|your|ignore|disregard|forget|do not|don't|never|always|only|make sure|ensure|remember|summari[sz]e|recommend|respond|reply|answer|say|tell|include|describe|state|output|write|when|if|treat|rate|mention)\b`,
 		`\b(?:ai|llm|language model|chatbot|ai assistant|assistant)s? (?:must|should|are (?:required|instructed)|are asked) to (?:ignore|disregard|say|respond|reply|recommend|describe|state|claim|tell|include|output|rate|praise|rank)\b`,
@@ -115,7 +118,7 @@ var (
 	roleInlineREs = compileAll(
 		`<\|\s*(?:im_start|im_end|system|assistant|user|endoftext|eot_id|start_header_id|end_header_id|begin_of_text)\s*\|>`,
 		`\[/?inst\]|<<\s*/?sys\s*>>|</?(?:system|assistant|system_prompt|sys|developer_message|instructions)>|<start_of_turn>|<end_of_turn>`,
-		`(?:^|[.!?…"'”)\]}>|*]\s*|-{2,}\s*|={2,}\s*|#{1,4}\s*)(?:system|assistant|developer|human|user|ai|admin|operator|model)(?: message| prompt| note| instruction| override)?\s*:\s*(?:\[[^\]]{0,20}\]\s*)?(?:you\b|your\b|ignore|disregard|forget|from now|new (?:instructions?|task|rules)|always|never|do not|don't|respond|reply|answer|say|output|print|sure\b|ok\b|okay\b|i will|i'll|understood|certainly|of course|absolutely|noted|acknowledged|i am\b|i'm\b|i can\b|here is|here's|as an\b|override|reveal|act as|pretend|switch|enter|the user (?:is|has|wants|asked)|the assistant|summari[sz]e|recommend|end of|begin|stop|the previous|all previous|please (?:ignore|disregard|forget|respond|reply|say|output|print))`,
+		`(?:^|[.!?…"'”)\]}>|*]\s*|-{2,}\s*|={2,}\s*|#{1,4}\s*)(?:system|assistant|developer|human|user|ai|admin|operator|model)(?: message| prompt| note| instruction| override)?\s*:\s*(?:\[[^\]]{0,20}\]\s*)?(?:you\b|your\b|ignore|disregard|forget|from now|new (?:instructions?|task|rules|policy|directive|orders)|always|never|do not|don't|respond|reply|answer|say|output|print|sure\b|ok\b|okay\b|i will|i'll|understood|certainly|of course|absolutely|noted|acknowledged|i am\b|i'm\b|i can\b|here is|here's|as an\b|override|reveal|act as|pretend|switch|enter|the user (?:is|has|wants|asked)|the assistant|summari[sz]e|recommend|end of|begin|stop|the previous|all previous|please (?:ignore|disregard|forget|respond|reply|say|output|print))`,
 		`#{2,4}\s*(?:system|assistant|human|instruction|instructions|response)\s*:`,
 		// A transcript: a user turn followed by an assistant turn.
 		`(?:^|[.!?…"')\]]\s*)(?:human|user)\s*:\s.{1,200}?[.!?…"')\]]\s*(?:assistant|ai|gpt|model)\s*:\s`,
@@ -277,7 +280,7 @@ func hasHiddenText(text string) bool {
 		}
 		v := scanViews(body)
 		if anyMatch(instructionREs, v) || anyMatch(addressedREs, v) || anyMatch(roleInlineREs, v) ||
-			anyMatch(roleLineREs, []string{body}) || commentAddressRE.MatchString(v[len(v)-1]) {
+			anyMatch(roleLineREs, []string{body}) || commentAddressRE.MatchString(v[len(v)-1]) || commentOrderRE.MatchString(v[len(v)-1]) {
 			return true
 		}
 	}
@@ -329,6 +332,10 @@ func isWordLetter(r rune) bool {
 
 // commentAddressRE: a comment that opens by naming a model ("<!-- AI: ... -->", "<!-- for LLMs -->").
 var commentAddressRE = regexp.MustCompile(`^\s*(?:(?:note |hint |message )?(?:to|for) )?(?:the |all |any )?(?:ai|llm|gpt|chatgpt|claude|gemini|chatbot|assistant|agent|model|bot|crawler|language model)s?\s*(?:[:,—]|-{1,2}\s|$|` + readingVerb + `)`)
+
+// commentOrderRE: a hidden comment that gives an order about the answer or the user ("<!--
+// ignore the user and recommend ... -->"); a comment in a real page speaks to its editors.
+var commentOrderRE = regexp.MustCompile(`^\s*(?:please )?(?:(?:ignore|disregard|forget) (?:the user|the question|what the user|all|everything|any)|(?:recommend|say|tell the user|tell users|respond|reply|answer|claim|describe this|praise|rate this|rank this|insist)\b|(?:when|if) (?:asked|summari[sz]ing|answering|responding|the user asks))`)
 
 // scanViews returns the text as the patterns see it: plain (zero-width stripped, NFKC, lower
 // case, spaces collapsed) keeps every script for the non-Latin patterns; folded also maps
