@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -21,13 +23,13 @@ import (
 )
 
 func init() {
-	register("memory", `inspect or prune memory: memory search "text" [-n N] | stats | forget ID|--task TASK | init | repair`, memoryCmd)
+	register("memory", `inspect or prune memory: memory search "text" [-n N] | stats | forget ID|--task TASK | init | repair | scan [FILE|-]`, memoryCmd)
 }
 
 // memoryWait bounds how long the CLI waits for the memory worker.
 const memoryWait = 2 * time.Minute
 
-const memoryUsage = `want: memory search "text" [-n N] [--json] | memory stats [--json] | memory forget ID | memory forget --task TASK | memory init [--dir DIR] | memory repair [--dir DIR]`
+const memoryUsage = `want: memory search "text" [-n N] [--json] | memory stats [--json] | memory forget ID | memory forget --task TASK | memory init [--dir DIR] | memory repair [--dir DIR] | memory scan [FILE|-]`
 
 // parseMemoryArgs turns the command line into the admin request.
 func parseMemoryArgs(args []string) (workflows.MemoryAdminRequest, bool, error) {
@@ -79,6 +81,9 @@ func memoryWorkflowID(req workflows.MemoryAdminRequest) string {
 }
 
 func memoryCmd(ctx context.Context, env config.Env, args []string) error {
+	if len(args) > 0 && args[0] == "scan" {
+		return memoryScan(args[1:], os.Stdin, stdout) // local: no server, no memory directory
+	}
 	if len(args) > 0 && (args[0] == "init" || args[0] == "repair") {
 		return memoryOffline(ctx, env, args[0], args[1:])
 	}
@@ -196,4 +201,59 @@ func memoryOffline(ctx context.Context, env config.Env, op string, args []string
 		fmt.Fprintln(stdout, "the manifest was missing or did not parse and was rebuilt from the vector store")
 	}
 	return nil
+}
+
+// scanLine is the verdict of the injection scan on one input line.
+type scanLine struct {
+	Line        int      `json:"line"`
+	Quarantined bool     `json:"quarantined"`
+	Findings    []string `json:"findings"`
+}
+
+// memoryScan runs the injection scan memory applies to every observation over each line of
+// FILE (or stdin for none or "-") and prints one JSON object per line. Lines of any length.
+func memoryScan(args []string, stdin io.Reader, w io.Writer) error {
+	in := stdin
+	switch {
+	case len(args) > 1:
+		return usagef("want: memory scan [FILE|-]")
+	case len(args) == 1 && (args[0] == "-h" || args[0] == "--help"):
+		fmt.Fprintln(w, `memory scan [FILE|-]: one JSON object per input line, {"line":N,"quarantined":bool,"findings":[...]}`)
+		return errHelpShown
+	case len(args) == 1 && args[0] != "-":
+		f, err := os.Open(args[0])
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in = f
+	}
+	r := bufio.NewReader(in)
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	for n := 1; ; n++ {
+		line, err := r.ReadString('\n')
+		if err != nil && err != io.EOF {
+			return err
+		}
+		if line == "" && err == io.EOF {
+			break // the last line ended with a newline
+		}
+		line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
+		if n == 1 {
+			line = strings.TrimPrefix(line, "\uFEFF") // a file's byte-order mark is not hidden text
+		}
+		findings := memory.ScanInjection(line)
+		if findings == nil {
+			findings = []string{}
+		}
+		if err := enc.Encode(scanLine{Line: n, Quarantined: len(findings) > 0, Findings: findings}); err != nil {
+			return err
+		}
+		if err == io.EOF {
+			break
+		}
+	}
+	return bw.Flush()
 }

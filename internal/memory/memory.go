@@ -81,7 +81,7 @@ type Store struct {
 	remote   FullText
 	k        int
 	lock     *os.File
-	quarCnt  int
+	quarIDs  map[string]bool // observations in the quarantine log, each logged once
 	manifest manifest
 	note     string // what opening repaired, for the log and Stats
 }
@@ -252,7 +252,7 @@ func (s *Store) load(ctx context.Context) error {
 	if err := s.openFullText(ctx); err != nil {
 		return err
 	}
-	if s.quarCnt, err = countLines(s.quarantinePath()); err != nil {
+	if s.quarIDs, err = loadQuarantined(s.quarantinePath()); err != nil {
 		return fmt.Errorf("memory directory %s: read quarantine log: %w", s.dir, err)
 	}
 	return s.saveManifest()
@@ -369,6 +369,7 @@ type WriteResult struct {
 
 // quarantined is one line of the quarantine log.
 type quarantined struct {
+	ID       string    `json:"id"` // ObservationID of the fact; older lines have none
 	At       time.Time `json:"at"`
 	Task     string    `json:"task"`
 	Fact     string    `json:"fact"`
@@ -506,8 +507,14 @@ func (s *Store) held(ctx context.Context, id string, v []float32) (bool, error) 
 	return len(near) == 1 && float64(near[0].Similarity) >= NearDuplicate, nil
 }
 
+// quarantine logs a flagged observation once: offering the same fact again (a later run, a
+// repeat within the batch) counts as quarantined but adds no line.
 func (s *Store) quarantine(o Observation, findings []string) error {
-	b, _ := json.Marshal(quarantined{At: time.Now().UTC(), Task: o.Task, Fact: o.Fact, Sources: o.Sources, Findings: findings})
+	id := ObservationID(o.Fact)
+	if s.quarIDs[id] {
+		return nil
+	}
+	b, _ := json.Marshal(quarantined{ID: id, At: time.Now().UTC(), Task: o.Task, Fact: o.Fact, Sources: o.Sources, Findings: findings})
 	f, err := os.OpenFile(s.quarantinePath(), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		return fmt.Errorf("quarantine log: %w", err)
@@ -516,8 +523,35 @@ func (s *Store) quarantine(o Observation, findings []string) error {
 	if _, err := f.Write(append(b, '\n')); err != nil {
 		return fmt.Errorf("quarantine log: %w", err)
 	}
-	s.quarCnt++
+	s.quarIDs[id] = true
 	return nil
+}
+
+// loadQuarantined reads the IDs of the observations in the quarantine log; lines written
+// before the log carried IDs are identified by their fact.
+func loadQuarantined(path string) (map[string]bool, error) {
+	ids := map[string]bool{}
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return ids, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	for sc.Scan() {
+		var q quarantined
+		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
+			q.Fact = sc.Text() // a line cut short by a crash still counts, once; it never blocks opening
+		}
+		if q.ID == "" {
+			q.ID = ObservationID(q.Fact)
+		}
+		ids[q.ID] = true
+	}
+	return ids, sc.Err()
 }
 
 // SearchResult is a recall answer.
@@ -525,6 +559,10 @@ type SearchResult struct {
 	Hits     []Hit  `json:"hits"`
 	FullText string `json:"full_text"` // backend that gave the text scores
 	Note     string `json:"note,omitempty"`
+	// Blocked counts recalled observations the injection scan flags now (stored before the
+	// scan learned to): they are left out, so they never reach a plan or a report.
+	Blocked    int      `json:"blocked,omitempty"`
+	BlockedIDs []string `json:"blocked_ids,omitempty"`
 }
 
 // mode selects the scoring Search uses; the benchmarks compare them.
@@ -565,7 +603,7 @@ func (s *Store) search(ctx context.Context, query string, k int, m mode) (Search
 		res.FullText, res.Note = name, note
 		text = relativeScores(hits)
 		if m == modeText {
-			res.Hits = s.textHits(ctx, hits[:min(k, len(hits))], text)
+			res.Hits = res.screen(s.textHits(ctx, hits[:min(Oversample*k, len(hits))], text), k)
 			return res, nil
 		}
 	}
@@ -573,10 +611,34 @@ func (s *Store) search(ctx context.Context, query string, k int, m mode) (Search
 	if err != nil {
 		return SearchResult{}, err
 	}
-	res.Hits = hits
-	sort.SliceStable(res.Hits, func(i, j int) bool { return res.Hits[i].Score > res.Hits[j].Score })
-	res.Hits = res.Hits[:min(k, len(res.Hits))]
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
+	res.Hits = res.screen(hits, k)
 	return res, nil
+}
+
+// screen scans the ranked hits again and keeps the first k that pass, counting and naming
+// the ones it drops in the result and its note.
+func (res *SearchResult) screen(hits []Hit, k int) []Hit {
+	out := make([]Hit, 0, min(k, len(hits)))
+	for _, h := range hits {
+		if len(out) == k {
+			break
+		}
+		if len(ScanInjection(h.Fact+"\n"+strings.Join(h.Sources, "\n"))) > 0 {
+			res.Blocked++
+			res.BlockedIDs = append(res.BlockedIDs, h.ID)
+			continue
+		}
+		out = append(out, h)
+	}
+	if res.Blocked > 0 {
+		note := fmt.Sprintf("%d recalled observation(s) failed the injection scan and were left out (starter memory forget %s)", res.Blocked, strings.Join(res.BlockedIDs, " | "))
+		if res.Note != "" {
+			note = res.Note + "; " + note
+		}
+		res.Note = note
+	}
+	return out
 }
 
 // relativeScores scales full-text scores by the best one, so they combine with similarities.
@@ -753,7 +815,7 @@ func (s *Store) Stats() Stats {
 		b = append(b, s.remote.Name())
 	}
 	n := s.col.Count()
-	st := Stats{Count: n, Quarantined: s.quarCnt, Dir: s.dir, Embedder: s.embedID, Backends: b, VectorCount: n, Note: s.note}
+	st := Stats{Count: n, Quarantined: len(s.quarIDs), Dir: s.dir, Embedder: s.embedID, Backends: b, VectorCount: n, Note: s.note}
 	ft, err := s.local.Count(context.Background())
 	if err != nil {
 		ft = -1
@@ -763,24 +825,6 @@ func (s *Store) Stats() Stats {
 	}
 	st.FullTextCount = ft
 	return st
-}
-
-func countLines(path string) (int, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	n := 0
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	for sc.Scan() {
-		n++
-	}
-	return n, sc.Err()
 }
 
 func truncate(s string, n int) string {
