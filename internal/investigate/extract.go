@@ -40,7 +40,7 @@ var (
 	}
 	orgSuffix = `(?:Inc\.?|Incorporated|Foundation|Corporation|Corp\.?|Group|University|Institute|Ltd\.?|LLC|GmbH|Labs?|Consortium|Association|Society|Agency|Commission|Council|Committee|Project|Authority|Ministry|Department)`
 	orgRe     = regexp.MustCompile(`\b(?:(?:University|Institute|Ministry|Department) of (?:[A-Z][\w&-]+ ?){1,3}|(?:[A-Z][\w&.-]*[a-z0-9][\w&.-]* ){1,4}` + orgSuffix + `)`)
-	personRe  = regexp.MustCompile(`\b(?:(?:Mr|Mrs|Ms|Dr|Prof|Sir|Dame)\.? )?[A-Z][a-z]+(?:-[A-Z][a-z]+)? (?:[A-Z]\. )?[A-Z][a-z]+(?:-[A-Z][a-z]+)?\b`)
+	personRe  = regexp.MustCompile(`\b(?:(?:Mr|Mrs|Ms|Dr|Prof|Sir|Dame)\.? )?[A-Z][a-z]+(?:-[A-Z][a-z]+)? (?:(?:van|von|de|der|den|da|di|du|le|la) )?(?:[A-Z]\. )?[A-Z][a-z]+(?:-[A-Z][a-z]+)?\b`)
 	honorRe   = regexp.MustCompile(`^(?:Mr|Mrs|Ms|Dr|Prof|Sir|Dame)\.? `)
 	acronymRe = regexp.MustCompile(`\b[A-Z][A-Z0-9]{1,6}s?\b`)
 )
