@@ -83,11 +83,21 @@ type Report struct {
 // Profile builds an actor's profile from the findings that mention it: up to n sentences,
 // each cited, and why it matters (how many findings, which hypotheses).
 func Profile(e Breadcrumb, findings []Finding, n int) Actor {
+	return ProfileFrom(e, findings, nil, n)
+}
+
+// ProfileFrom is Profile reading each finding's page text where pages has it (keyed by the
+// normalized URL), its title and snippet otherwise.
+func ProfileFrom(e Breadcrumb, findings []Finding, pages map[string]string, n int) Actor {
 	a := Actor{Entity: e}
 	hyps := map[string]bool{}
 	var cites []string
 	for _, f := range findings {
-		ss := Mentioning([]string{f.Title + ". " + f.Snippet}, e.Text, n-len(a.Profile))
+		text := f.Title + ". " + f.Snippet
+		if p, ok := pages[f.Key]; ok {
+			text = f.Title + ". " + p
+		}
+		ss := Mentioning([]string{text}, e.Text, n-len(a.Profile))
 		if len(ss) == 0 {
 			continue
 		}
@@ -164,13 +174,19 @@ func writeClaims(b *strings.Builder, r Report) {
 	for _, f := range r.Findings {
 		idx[f.Key] = f.N
 	}
-	for _, c := range r.Claims {
+	for _, c := range RankClaims(r.Claims) {
 		fmt.Fprintf(b, "- %s %s — **%s**\n", oneLine(c.Text), cite(idx, c.URL), tagMark[c.Tag])
 		for _, x := range c.Contradictions {
 			fmt.Fprintf(b, "  - contradicted by %s\n", x)
 		}
 		if len(c.Corroborations) > 0 {
 			fmt.Fprintf(b, "  - corroborated by %s\n", strings.Join(c.Corroborations, ", "))
+		}
+		for _, x := range c.Coarser {
+			fmt.Fprintf(b, "  - at another precision: %s\n", x)
+		}
+		if c.Confirmation != "" {
+			fmt.Fprintf(b, "  - confirmation: %s\n", c.Confirmation)
 		}
 	}
 	b.WriteString("\n")

@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/url"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -763,4 +764,68 @@ func Verify(claims []Claim, pages map[string]string, official []string) []Verifi
 		out[i] = v
 	}
 	return out
+}
+
+var tagOrder = map[string]int{VerifiedOfficial: 0, VerifiedMulti: 1, Contradicted: 2, UnverifiedSingle: 3}
+
+// RankClaims lists verified claims first (official, then multi-source), then contradicted
+// ones, then the unverified, each group in its original order.
+func RankClaims(vs []VerifiedClaim) []VerifiedClaim {
+	out := append([]VerifiedClaim{}, vs...)
+	sort.SliceStable(out, func(i, j int) bool { return tagOrder[out[i].Tag] < tagOrder[out[j].Tag] })
+	return out
+}
+
+// ConfirmationQuery is the search that checks a contested claim in the official sources: its
+// versions and identifiers, then its most salient subject words, at most maxWords words.
+func ConfirmationQuery(c Claim, maxWords int) string {
+	words := append([]string{}, c.Keys...)
+	var terms []string
+	for _, w := range strings.Fields(c.Text) {
+		w = strings.Trim(w, ".,;:()[]\"'“”")
+		if len(w) > 3 && !isNumber(w) && monthNumber(w) == 0 && subjectWords(Claim{Text: w})[strings.ToLower(w)] {
+			terms = appendOnce(terms, w)
+		}
+	}
+	for _, t := range Salient(terms, maxWords) {
+		if len(words) >= maxWords {
+			break
+		}
+		words = appendOnce(words, t)
+	}
+	return strings.Join(words, " ")
+}
+
+// Resolve settles a contested claim with what the confirmation search found in the official
+// sources: an official page about the same thing that agrees, with none disagreeing, makes it
+// verified_official (its contradictions stay listed); one that disagrees is added to its
+// contradictions; none about it leaves the tag.
+func Resolve(v VerifiedClaim, official []Claim, query, source string) VerifiedClaim {
+	sv := subjectWords(v.Claim)
+	var agree, disagree []string
+	for _, o := range official {
+		if search.NormalizeURL(o.URL) == search.NormalizeURL(v.URL) || !sameSubject(v.Claim, o, sv, subjectWords(o)) {
+			continue
+		}
+		if why, _ := Compare(v.Claim, o); why != "" {
+			disagree = appendOnce(disagree, o.URL+": "+why)
+		} else {
+			agree = appendOnce(agree, o.URL)
+		}
+	}
+	head := fmt.Sprintf("searched %s for %q: ", source, query)
+	switch {
+	case len(agree) > 0 && len(disagree) == 0:
+		v.Tag = VerifiedOfficial
+		v.Confirmation = head + "an official source agrees (" + strings.Join(agree, ", ") + ")"
+	case len(disagree) > 0:
+		for _, d := range disagree {
+			v.Contradictions = appendCapped(v.Contradictions, d)
+		}
+		v.Tag = Contradicted
+		v.Confirmation = head + fmt.Sprintf("%d official page(s) disagree, %d agree", len(disagree), len(agree))
+	default:
+		v.Confirmation = head + "no official page states it"
+	}
+	return v
 }
