@@ -35,10 +35,13 @@ type HypothesisSummary struct {
 // Lead is a breadcrumb and what following it found.
 type Lead struct {
 	Breadcrumb
-	Source string `json:"source,omitempty"`
-	Query  string `json:"query,omitempty"`
-	New    int    `json:"new"`
-	Error  string `json:"error,omitempty"`
+	// Hypothesis is the hypothesis whose results named the lead ("" when leads were extracted
+	// once after every hypothesis).
+	Hypothesis string `json:"hypothesis,omitempty"`
+	Source     string `json:"source,omitempty"`
+	Query      string `json:"query,omitempty"`
+	New        int    `json:"new"`
+	Error      string `json:"error,omitempty"`
 }
 
 // Actor is a key actor: an entity, its profile from the findings and why it matters.
@@ -218,9 +221,9 @@ func writeLeads(b *strings.Builder, r Report) {
 	if len(r.Leads) == 0 {
 		return
 	}
-	b.WriteString("## Breadcrumbs followed\n\n| lead | kind | mentions | query | source | new |\n|---|---|---|---|---|---|\n")
+	b.WriteString("## Breadcrumbs followed\n\n| lead | kind | mentions | from hypothesis | query | source | new |\n|---|---|---|---|---|---|---|\n")
 	for _, l := range r.Leads {
-		fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %d%s |\n", cellText(l.Text), l.Kind, l.Count, cellText(l.Query), l.Source, l.New, errSuffix(l.Error))
+		fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %s | %d%s |\n", cellText(l.Text), l.Kind, l.Count, cellText(l.Hypothesis), cellText(l.Query), l.Source, l.New, errSuffix(l.Error))
 	}
 	b.WriteString("\n")
 }
