@@ -59,7 +59,8 @@ var notNames = toSet(`The This That These Those There Then When Where Which Whil
 	Model Garbage Collector Program Programs Language Specification Effective Frequently Asked Questions
 	Getting Started Tutorial Guide Overview Introduction Summary Using Use Since After Before During Because
 	However Here Such Other First Second Third Last Next Previous Unlike Like Instead Both Either Neither
-	Channel Channels Struct Interface Interfaces Module Modules Command Commands Tools Tool Code Data`)
+	Channel Channels Struct Interface Interfaces Module Modules Command Commands Tools Tool Code Data
+	Corp Inc Ltd LLC GmbH Group Foundation Corporation University Institute Series Round`)
 
 // leadingWords start sentences in front of an organisation's name.
 var leadingWords = toSet(`The This That These Those A An In At For From With By Of To And But Or When While After Before Since`)
