@@ -172,3 +172,31 @@ func TestDatesFiguresRolesEveryPrecision(t *testing.T) {
 	require.ElementsMatch(t, []string{"contributor: guido van rossum", "contributor: pablo galindo", "contributor: lysandros nikolaou"},
 		Roles("(Contributed by Guido van Rossum, Pablo Galindo and Lysandros Nikolaou in bpo-40334.)"))
 }
+
+// BenchmarkVerify200 is the cost of verifying the workflow's claim bound (maxVerifyClaims =
+// 200, every claim against every other) in workflow code: 200 claims from the labelled pages.
+func BenchmarkVerify200(b *testing.B) {
+	f, err := os.Open("testdata/claims.jsonl")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	var claims []Claim
+	sc := bufio.NewScanner(f)
+	for i := 0; sc.Scan(); i++ {
+		var p labelledPair
+		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
+			b.Fatal(err)
+		}
+		claims = append(claims, NewClaim(onSite(p.A.URL, "a"), p.A.Text), NewClaim(onSite(p.B.URL, "b"), p.B.Text))
+	}
+	for len(claims) < 200 {
+		c := claims[len(claims)%132]
+		c.URL += "x"
+		claims = append(claims, c)
+	}
+	claims = claims[:200]
+	for b.Loop() {
+		Verify(claims, nil, nil)
+	}
+}
