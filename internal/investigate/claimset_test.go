@@ -67,9 +67,10 @@ func ratio(a, b int) float64 {
 
 // TestLabelledClaimSet judges every labelled pair with Verify and reports precision and recall
 // of the contradicted and verified_* tags; the floors fail on a regression. The verifier before
-// dates at every precision, figures with units and names by role scored, on these 66 pairs,
-// contradicted precision 0.67 recall 0.35 and verified_* precision 0.81 recall 0.43 (it fails
-// every floor); this one 1.00 / 0.94 and 1.00 / 0.76.
+// dates at every precision, figures with units and names by role scored, on these 68 pairs,
+// contradicted precision 0.67 recall 0.35 and verified_* precision 0.81 recall 0.41 (it fails
+// every floor); this one 0.94 / 1.00 and 1.00 / 0.90 (the one false contradiction is pair 22:
+// 2.2.2's date against 2.2's in one sentence).
 func TestLabelledClaimSet(t *testing.T) {
 	pairs := loadClaimSet(t)
 	require.GreaterOrEqual(t, len(pairs), 60)
@@ -102,9 +103,9 @@ func TestLabelledClaimSet(t *testing.T) {
 	t.Logf("%d pairs: contradicted precision %.2f recall %.2f; verified_* precision %.2f recall %.2f",
 		len(pairs), contra.precision(), contra.recall(), verified.precision(), verified.recall())
 	require.GreaterOrEqual(t, contra.precision(), 0.9, "contradicted precision")
-	require.GreaterOrEqual(t, contra.recall(), 0.85, "contradicted recall")
+	require.GreaterOrEqual(t, contra.recall(), 0.9, "contradicted recall")
 	require.GreaterOrEqual(t, verified.precision(), 0.9, "verified precision")
-	require.GreaterOrEqual(t, verified.recall(), 0.7, "verified recall")
+	require.GreaterOrEqual(t, verified.recall(), 0.85, "verified recall")
 }
 
 // TestVerifyPrecisionAndRoles: the issue's own examples.

@@ -556,7 +556,11 @@ const (
 func sameSubject(a, b Claim, sa, sb map[string]bool) bool {
 	j := jaccard(sa, sb)
 	if len(a.Keys) > 0 && len(b.Keys) > 0 {
-		return anyPair(a.Keys, b.Keys, func(x, y string) bool { return x == y }) && j >= SharedKeyShare
+		if !anyPair(a.Keys, b.Keys, func(x, y string) bool { return x == y }) {
+			return false
+		}
+		// two dates for one version are about its release whatever else the sentences say
+		return j >= SharedKeyShare || len(a.Dates) > 0 && len(b.Dates) > 0
 	}
 	return j >= SameSubjectShare
 }
