@@ -27,7 +27,21 @@ type investigation struct {
 	leads    []investigate.Lead
 	actors   []investigate.Actor
 	asked    map[string]bool // source|normalized query already asked after the loops
+	// version is pageVerifyChange's: DefaultVersion runs the stages as before it.
+	version  workflow.Version
+	followed map[string]bool   // normalized breadcrumbs already followed
+	pages    map[string]string // normalized URL -> page text read for verification
 }
+
+// pageVerifyChange moves investigations to the design of issue 13: breadcrumbs extracted and
+// followed after each hypothesis, each in the source whose results name it; key entities
+// (5 by default, by frequency and relevance) researched before verification so their findings
+// are judged too; claims read from page text (FetchPage) and each contested claim searched once
+// in the official sources.
+const (
+	pageVerifyChange  = "investigation-page-verify"
+	pageVerifyVersion = 1
+)
 
 // InvestigationWorkflow decomposes the question into tasks and hypotheses, runs one saturation
 // loop per source in parallel for each hypothesis (a failed source is reported, the others go
@@ -44,7 +58,8 @@ func InvestigationWorkflow(ctx workflow.Context, req InvestigationRequest) (Inve
 // newInvestigation answers progress queries from the start, validates the request, checks the
 // sources can be searched and learns whether a model can plan.
 func newInvestigation(ctx workflow.Context, req InvestigationRequest) (*investigation, error) {
-	inv := &investigation{known: map[string][]string{}, queried: map[string][]string{}, health: map[string]*investigate.Health{}, asked: map[string]bool{}}
+	inv := &investigation{known: map[string][]string{}, queried: map[string][]string{}, health: map[string]*investigate.Health{},
+		asked: map[string]bool{}, followed: map[string]bool{}, pages: map[string]string{}}
 	inv.prog = InvestigationProgress{Phase: PhaseValidating, Question: req.Question}
 	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (InvestigationProgress, error) {
 		p := inv.prog
@@ -53,6 +68,10 @@ func newInvestigation(ctx workflow.Context, req InvestigationRequest) (*investig
 		return p, nil
 	}); err != nil {
 		return nil, err
+	}
+	inv.version = workflow.GetVersion(ctx, pageVerifyChange, workflow.DefaultVersion, pageVerifyVersion)
+	if inv.version == workflow.DefaultVersion {
+		req = withLegacyDefaults(req)
 	}
 	cfg, err := ValidateInvestigation(req)
 	if err != nil {
@@ -76,8 +95,37 @@ func newInvestigation(ctx workflow.Context, req InvestigationRequest) (*investig
 	return inv, nil
 }
 
-// execute runs the stages in order: plan, hypotheses, breadcrumbs, verification, actors, report.
+// execute runs the stages in order: plan, hypotheses (each followed by its breadcrumbs), key
+// actors, verification of claims read from the pages, report.
 func (inv *investigation) execute(ctx workflow.Context) (InvestigationReport, error) {
+	if inv.version == workflow.DefaultVersion {
+		return inv.executeV0(ctx)
+	}
+	planned, err := inv.planTasks(ctx)
+	if err != nil {
+		return InvestigationReport{}, err
+	}
+
+	inv.prog.Phase = PhaseInvestigating
+	inv.hypotheses(ctx, planned.Tasks)
+
+	var entities []investigate.Breadcrumb
+	if n := *inv.req.Entities; n > 0 {
+		inv.prog.Phase = PhaseActors
+		entities = investigate.KeyEntities(inv.req.Question, plan.Terms(inv.req.Question), inv.texts(), n)
+		inv.searchActors(ctx, entities)
+	}
+
+	inv.prog.Phase = PhaseVerifying
+	inv.fetchPages(ctx)
+	inv.profileActors(entities)
+	verified := inv.verify(ctx)
+	return inv.report(ctx, planned, verified)
+}
+
+// executeV0 is execute before pageVerifyChange: breadcrumbs once after every hypothesis in one
+// best source, claims from titles and snippets, actors researched after verification.
+func (inv *investigation) executeV0(ctx workflow.Context) (InvestigationReport, error) {
 	planned, err := inv.planTasks(ctx)
 	if err != nil {
 		return InvestigationReport{}, err
@@ -88,7 +136,7 @@ func (inv *investigation) execute(ctx workflow.Context) (InvestigationReport, er
 
 	if n := *inv.req.Breadcrumbs; n > 0 && !inv.tripped() {
 		inv.prog.Phase = PhaseBreadcrumbs
-		inv.followBreadcrumbs(ctx, inv.extractLeads(ctx), n)
+		inv.followBreadcrumbs(ctx, inv.extractLeads(ctx, inv.texts()), n)
 	}
 
 	inv.prog.Phase = PhaseVerifying
@@ -194,7 +242,11 @@ func (inv *investigation) hypotheses(ctx workflow.Context, tasks []activities.In
 				sum.Skipped = inv.prog.StopReason
 			default:
 				inv.prog.Current = t.Name + " / " + h.Text
+				from := len(inv.findings)
 				sum.NewUnique = inv.runHypothesis(ctx, ti, hi, t, h)
+				if inv.version >= pageVerifyVersion {
+					inv.hypothesisBreadcrumbs(ctx, t, h, from)
+				}
 				seen := strings.Join(inv.texts(), "\n")
 				c := investigate.AssessCoverage(inv.req.Question, seen, sum.NewUnique, total-done)
 				sum.Coverage = &c
@@ -353,15 +405,29 @@ func (inv *investigation) targeted(lead string) string {
 // or beyond the budget are skipped (empty query in the result).
 func (inv *investigation) searchAll(ctx workflow.Context, task string, labels, queries []string, decider string) (string, []int, []string) {
 	src := inv.bestSource()
-	news, errs := make([]int, len(queries)), make([]string, len(queries))
 	if src == "" {
-		return "", news, errs
+		return "", make([]int, len(queries)), make([]string, len(queries))
 	}
-	opts := searchOptions
-	opts.TaskQueue = activities.SourceTaskQueue(src)
-	sctx := workflow.WithActivityOptions(ctx, opts)
+	srcs := make([]string, len(queries))
+	for i := range srcs {
+		srcs[i] = src
+	}
+	news, errs, _ := inv.searchEach(ctx, task, labels, srcs, queries, decider)
+	return src, news, errs
+}
+
+// searchEach runs targeted searches in parallel, each in its own source, and merges what they
+// found. It returns, per query, the new findings, the error ("" when fine) and the results;
+// queries already asked, without a source or beyond the budget are skipped (empty query).
+func (inv *investigation) searchEach(ctx workflow.Context, task string, labels, srcs, queries []string, decider string) ([]int, []string, [][]search.Result) {
+	news, errs, results := make([]int, len(queries)), make([]string, len(queries)), make([][]search.Result, len(queries))
 	futs := make([]workflow.Future, len(queries))
 	for i, q := range queries {
+		src := srcs[i]
+		if src == "" {
+			queries[i] = ""
+			continue
+		}
 		key := src + "|" + plan.Normalize(q)
 		if q == "" || inv.asked[key] || plan.SameAsQuestion(q, inv.req.Question) || inv.tripped() {
 			queries[i] = ""
@@ -369,14 +435,17 @@ func (inv *investigation) searchAll(ctx workflow.Context, task string, labels, q
 		}
 		inv.asked[key] = true
 		inv.prog.Spend.SearchCalls++
-		futs[i] = workflow.ExecuteActivity(sctx, researchActs.Search, activities.SearchInput{Provider: src, Query: q,
+		opts := searchOptions
+		opts.TaskQueue = activities.SourceTaskQueue(src)
+		futs[i] = workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), researchActs.Search, activities.SearchInput{Provider: src, Query: q,
 			Question: inv.req.Question, Limit: inv.req.ResultsPerQuery, NoCache: inv.req.NoCache})
 	}
-	hl := inv.health[src]
 	for i, fut := range futs {
 		if fut == nil {
 			continue
 		}
+		src := srcs[i]
+		hl := inv.health[src]
 		ev := investigate.QueryEvent{Task: task, Hypothesis: labels[i], Source: src, N: i + 1, Query: queries[i], Decider: decider,
 			Reasoning: "targeted query for the " + decider + " " + strings.TrimPrefix(labels[i], decider+": ")}
 		var out activities.SearchOutput
@@ -394,16 +463,16 @@ func (inv *investigation) searchAll(ctx workflow.Context, task string, labels, q
 		ev.Results, ev.New, ev.Duplicates, ev.Cached = len(out.Results), n, len(out.Results)-n, out.Cached
 		ev.Incremental = investigate.Incremental(ev.Results, ev.New)
 		news[i] = len(inv.findings) - before
+		results[i] = out.Results
 		inv.prog.Events = append(inv.prog.Events, ev)
 	}
 	inv.prog.Findings = len(inv.findings)
-	return src, news, errs
+	return news, errs, results
 }
 
 // extractLeads finds the leads in the results so far: patterns, plus the model when there is one
 // and the budget allows; a failed extraction falls back to the patterns alone.
-func (inv *investigation) extractLeads(ctx workflow.Context) []investigate.Breadcrumb {
-	texts := inv.texts()
+func (inv *investigation) extractLeads(ctx workflow.Context, texts []string) []investigate.Breadcrumb {
 	useModel := inv.useModel && inv.budget.ModelFits(inv.prog.Spend)
 	opts := localOptions
 	if useModel {
@@ -474,5 +543,188 @@ func (inv *investigation) researchActors(ctx workflow.Context, entities []invest
 		act := investigate.Profile(e, inv.findings, 3)
 		act.Query, act.New, act.Error = queries[i], news[i], errs[i]
 		inv.actors = append(inv.actors, act)
+	}
+}
+
+// usableSources are the sources in request order that have not failed every query.
+func (inv *investigation) usableSources() []string {
+	var out []string
+	for _, s := range inv.req.Sources {
+		if h := inv.health[s]; h.Queries > 0 && h.Failures >= h.Queries {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// hypothesisBreadcrumbs extracts the leads in what one hypothesis found and follows its top n,
+// each in the source whose results name it (the best source overall when none does).
+func (inv *investigation) hypothesisBreadcrumbs(ctx workflow.Context, t activities.InvestigationTask, h activities.Hypothesis, from int) {
+	n := *inv.req.Breadcrumbs
+	if n == 0 || from == len(inv.findings) || inv.tripped() {
+		return
+	}
+	inv.prog.Phase = PhaseBreadcrumbs
+	defer func() { inv.prog.Phase = PhaseInvestigating }()
+	texts := make([]string, 0, len(inv.findings)-from)
+	for _, f := range inv.findings[from:] {
+		texts = append(texts, f.Title+". "+f.Snippet)
+	}
+	q := " " + investigate.NormalizeName(inv.req.Question) + " "
+	var picked []investigate.Breadcrumb
+	for _, b := range inv.extractLeads(ctx, texts) {
+		key := investigate.NormalizeName(b.Text)
+		if len(picked) == n {
+			break
+		}
+		if inv.followed[key] || strings.Contains(q, " "+key+" ") {
+			continue
+		}
+		inv.followed[key] = true
+		picked = append(picked, b)
+	}
+	usable := inv.usableSources()
+	labels, srcs, queries := make([]string, len(picked)), make([]string, len(picked)), make([]string, len(picked))
+	for i, b := range picked {
+		labels[i], queries[i] = "breadcrumb: "+b.Text, inv.targeted(b.Text)
+		if srcs[i] = investigate.BestSourceFor(b, inv.findings, usable); srcs[i] == "" {
+			srcs[i] = inv.bestSource()
+		}
+	}
+	news, errs, _ := inv.searchEach(ctx, t.Name, labels, srcs, queries, investigate.DeciderBreadcrumb)
+	for i, b := range picked {
+		inv.leads = append(inv.leads, investigate.Lead{Breadcrumb: b, Hypothesis: h.Text, Source: srcs[i], Query: queries[i], New: news[i], Error: errs[i]})
+	}
+}
+
+// searchActors searches each key entity in the best source; the profiles come after the pages
+// are read (profileActors).
+func (inv *investigation) searchActors(ctx workflow.Context, entities []investigate.Breadcrumb) {
+	labels, queries := make([]string, len(entities)), make([]string, len(entities))
+	for i, e := range entities {
+		labels[i], queries[i] = "entity: "+e.Text, inv.targeted(e.Text)
+	}
+	_, news, errs := inv.searchAll(ctx, "actors", labels, queries, investigate.DeciderEntity)
+	for i, e := range entities {
+		inv.actors = append(inv.actors, investigate.Actor{Entity: e, Query: queries[i], New: news[i], Error: errs[i]})
+	}
+}
+
+// maxProfile bounds an actor's profile, now drawn from page text.
+const maxProfile = 6
+
+// profileActors profiles each researched actor from the pages read and the other snippets.
+func (inv *investigation) profileActors(entities []investigate.Breadcrumb) {
+	for i, e := range entities {
+		p := investigate.ProfileFrom(e, inv.findings, inv.pages, maxProfile)
+		inv.actors[i].Profile, inv.actors[i].Why = p.Profile, p.Why
+	}
+}
+
+// Verification bounds: pages read in full, claims compared (each with each), claims per read
+// page, confirmation searches (one per contested claim) and their query length.
+const (
+	maxVerifyPages    = 12
+	maxVerifyClaims   = 200
+	claimsPerPage     = 3
+	maxConfirmations  = 3
+	confirmationWords = 6
+)
+
+// fetchPages reads the first findings in full through FetchPage (the safe fetcher and the
+// chunker), in parallel; a page that cannot be read keeps its snippet, noted once.
+func (inv *investigation) fetchPages(ctx workflow.Context) {
+	picked := inv.findings[:min(maxVerifyPages, len(inv.findings))]
+	fctx := workflow.WithActivityOptions(ctx, fetchOptions)
+	futs := make([]workflow.Future, len(picked))
+	for i, f := range picked {
+		futs[i] = workflow.ExecuteActivity(fctx, researchActs.FetchPage,
+			activities.FetchInput{URL: f.URL, DocID: f.DocID, Provider: f.Provider, Question: inv.req.Question})
+	}
+	failed, first := 0, ""
+	for i, fut := range futs {
+		var out activities.FetchOutput
+		if err := fut.Get(ctx, &out); err != nil || strings.TrimSpace(out.Text) == "" {
+			failed++
+			if first == "" && err != nil {
+				first = errMsg(err)
+			}
+			continue
+		}
+		inv.pages[picked[i].Key] = out.Text
+	}
+	if failed > 0 {
+		inv.fallback(fmt.Sprintf("verification read %d of %d pages; the others were judged on their snippets (%s)", len(picked)-failed, len(picked), first))
+	}
+}
+
+// verify extracts the claims (several from each page read, one from each snippet otherwise),
+// tags them, searches each contested claim once in the official sources and ranks them,
+// verified first.
+func (inv *investigation) verify(ctx workflow.Context) []investigate.VerifiedClaim {
+	var claims []investigate.Claim
+	texts := map[string]string{}
+	for _, f := range inv.findings {
+		if len(claims) >= maxVerifyClaims {
+			break
+		}
+		text, n := f.Title+". "+f.Snippet, 1
+		if p, ok := inv.pages[f.Key]; ok {
+			text, n = f.Title+". "+p, claimsPerPage
+		}
+		texts[f.URL] = text
+		claims = append(claims, investigate.Claims(f.URL, text, min(n, maxVerifyClaims-len(claims)))...)
+	}
+	verified := investigate.Verify(claims, texts, inv.req.OfficialDomains)
+	inv.confirm(ctx, verified)
+	return investigate.RankClaims(verified)
+}
+
+// officialSource is where contested claims are checked: the corpus first (the user's own
+// documents), then Meilisearch, else the best source.
+func (inv *investigation) officialSource() string {
+	usable := inv.usableSources()
+	for _, s := range []string{"corpus", "meilisearch"} {
+		if slices.Contains(usable, s) {
+			return s
+		}
+	}
+	return inv.bestSource()
+}
+
+// confirm runs one confirmation query per contested claim (at most maxConfirmations) in the
+// official source and settles each with what it found (investigate.Resolve).
+func (inv *investigation) confirm(ctx workflow.Context, verified []investigate.VerifiedClaim) {
+	var idx []int
+	for i, v := range verified {
+		if v.Tag == investigate.Contradicted && len(idx) < maxConfirmations {
+			idx = append(idx, i)
+		}
+	}
+	src := inv.officialSource()
+	if len(idx) == 0 || src == "" {
+		return
+	}
+	labels, srcs, queries := make([]string, len(idx)), make([]string, len(idx)), make([]string, len(idx))
+	for k, i := range idx {
+		labels[k], srcs[k] = "confirmation: "+verified[i].Text, src
+		queries[k] = investigate.ConfirmationQuery(verified[i].Claim, confirmationWords)
+	}
+	asked := slices.Clone(queries)
+	_, errs, results := inv.searchEach(ctx, "verification", labels, srcs, queries, investigate.DeciderConfirmation)
+	for k, i := range idx {
+		switch {
+		case errs[k] != "":
+			verified[i].Confirmation = fmt.Sprintf("searching %s for %q failed: %s", src, asked[k], errs[k])
+		case queries[k] == "":
+			verified[i].Confirmation = fmt.Sprintf("not searched (%q already asked, or the budget is spent)", asked[k])
+		default:
+			var official []investigate.Claim
+			for _, r := range results[k] {
+				official = append(official, investigate.Claims(r.URL, r.Title+". "+r.Snippet, 2)...)
+			}
+			verified[i] = investigate.Resolve(verified[i], official, asked[k], src)
+		}
 	}
 }

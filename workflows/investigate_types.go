@@ -17,10 +17,29 @@ const InvestigationWorkflowName = "InvestigationWorkflow"
 // Investigation defaults.
 const (
 	DefaultSourceTimeLimit = 30 * time.Minute
-	DefaultBreadcrumbs     = 3
-	DefaultEntities        = 3
-	maxLeads               = 20
+	// DefaultBreadcrumbs are followed per hypothesis (the design's 5-10); DefaultEntities key
+	// actors are researched per investigation.
+	DefaultBreadcrumbs = 5
+	DefaultEntities    = 5
+	maxLeads           = 20
+	// legacy defaults, for runs from before pageVerifyChange
+	legacyBreadcrumbs = 3
+	legacyEntities    = 3
 )
+
+// withLegacyDefaults fills unset breadcrumb and entity counts with the defaults of runs from
+// before pageVerifyChange, so they replay as recorded.
+func withLegacyDefaults(req InvestigationRequest) InvestigationRequest {
+	if req.Breadcrumbs == nil {
+		v := legacyBreadcrumbs
+		req.Breadcrumbs = &v
+	}
+	if req.Entities == nil {
+		v := legacyEntities
+		req.Entities = &v
+	}
+	return req
+}
 
 // InvestigationRequest is the input of InvestigationWorkflow.
 type InvestigationRequest struct {

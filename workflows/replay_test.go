@@ -50,9 +50,13 @@ func TestReplayHarnessHistories(t *testing.T) {
 // TestReplayInvestigationHistories replays an investigation over the corpus and a loopback
 // SearXNG, one of its SearXNG source loops, and the memory stats admin run, all recorded on the
 // real dev server (by `SATED_RECORD_HISTORY=1 go test ./worker -run 'Investigation|FullRun'`).
+// investigation_history.json is from before pageVerifyChange (DefaultVersion);
+// investigation_page_verify_history.json is at pageVerifyVersion (recorded by
+// TestRecordPageVerifyHistory): per-hypothesis breadcrumbs, page reads, confirmation searches.
 func TestReplayInvestigationHistories(t *testing.T) {
 	replayEach(t, []recorded{
 		{"investigation_history.json", InvestigationWorkflow},
+		{"investigation_page_verify_history.json", InvestigationWorkflow},
 		{"source_loop_history.json", SourceLoopWorkflow},
 		{"memory_admin_history.json", MemoryAdminWorkflow},
 	})

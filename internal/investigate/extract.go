@@ -37,10 +37,14 @@ var (
 		regexp.MustCompile(`\bv\d+\.\d+(?:\.\d+)?(?:-[0-9A-Za-z.]+)?\b`),
 		regexp.MustCompile(`(?:\b[\w.-]+/[\w.-]+)?#\d{2,6}\b`),
 		regexp.MustCompile(`\b[Ii]ssue ?#?\d{2,6}\b`),
+		// contract, case and document numbers: letter-led codes of two or more dash-joined parts
+		// holding digits ("GS-35F-0119Y", "FA8750-19-C-0092", "NIST SP 800-53")
+		regexp.MustCompile(`\b(?:NIST )?SP ?\d{3}-\d{1,3}[A-Z]?\b`),
+		regexp.MustCompile(`\b[A-Z][A-Z0-9]{0,7}(?:-[A-Z0-9]*\d[A-Z0-9]*){2,4}\b|\b[A-Z]{1,4}\d[A-Z0-9]{2,}(?:-[A-Z0-9]+){1,4}\b`),
 	}
 	orgSuffix = `(?:Inc\.?|Incorporated|Foundation|Corporation|Corp\.?|Group|University|Institute|Ltd\.?|LLC|GmbH|Labs?|Consortium|Association|Society|Agency|Commission|Council|Committee|Project|Authority|Ministry|Department)`
 	orgRe     = regexp.MustCompile(`\b(?:(?:University|Institute|Ministry|Department) of (?:[A-Z][\w&-]+ ?){1,3}|(?:[A-Z][\w&.-]*[a-z0-9][\w&.-]* ){1,4}` + orgSuffix + `)`)
-	personRe  = regexp.MustCompile(`\b(?:(?:Mr|Mrs|Ms|Dr|Prof|Sir|Dame)\.? )?[A-Z][a-z]+(?:-[A-Z][a-z]+)? (?:[A-Z]\. )?[A-Z][a-z]+(?:-[A-Z][a-z]+)?\b`)
+	personRe  = regexp.MustCompile(`\b(?:(?:Mr|Mrs|Ms|Dr|Prof|Sir|Dame)\.? )?[A-Z][a-z]+(?:-[A-Z][a-z]+)? (?:(?:van|von|de|der|den|da|di|du|le|la) )?(?:[A-Z]\. )?[A-Z][a-z]+(?:-[A-Z][a-z]+)?\b`)
 	honorRe   = regexp.MustCompile(`^(?:Mr|Mrs|Ms|Dr|Prof|Sir|Dame)\.? `)
 	acronymRe = regexp.MustCompile(`\b[A-Z][A-Z0-9]{1,6}s?\b`)
 )
@@ -55,7 +59,8 @@ var notNames = toSet(`The This That These Those There Then When Where Which Whil
 	Model Garbage Collector Program Programs Language Specification Effective Frequently Asked Questions
 	Getting Started Tutorial Guide Overview Introduction Summary Using Use Since After Before During Because
 	However Here Such Other First Second Third Last Next Previous Unlike Like Instead Both Either Neither
-	Channel Channels Struct Interface Interfaces Module Modules Command Commands Tools Tool Code Data`)
+	Channel Channels Struct Interface Interfaces Module Modules Command Commands Tools Tool Code Data
+	Corp Inc Ltd LLC GmbH Group Foundation Corporation University Institute Series Round`)
 
 // leadingWords start sentences in front of an organisation's name.
 var leadingWords = toSet(`The This That These Those A An In At For From With By Of To And But Or When While After Before Since`)
@@ -207,6 +212,80 @@ func Entities(texts []string, n int) []Breadcrumb {
 		es = es[:n]
 	}
 	return es
+}
+
+// KeyEntities ranks the actors in texts by frequency and relevance, leaving out what the
+// question already names: each text mentioning an entity counts 1, and 1 more when it also
+// names one of the question's terms (an actor mentioned beside the subject matters more than
+// one mentioned in passing). At most n (0: all).
+func KeyEntities(question string, terms []string, texts []string, n int) []Breadcrumb {
+	q := " " + NormalizeName(question) + " "
+	lower := make([]string, len(texts))
+	for i, t := range texts {
+		lower[i] = " " + NormalizeName(t) + " "
+	}
+	type scored struct {
+		b     Breadcrumb
+		score int
+	}
+	var es []scored
+	for _, e := range count(texts, func(k string) bool { return k != KindIdentifier }) {
+		name := NormalizeName(e.Text)
+		if strings.Contains(q, " "+name+" ") {
+			continue
+		}
+		score := 0
+		for _, t := range lower {
+			if !strings.Contains(t, " "+name+" ") {
+				continue
+			}
+			score++
+			for _, term := range terms {
+				if w := NormalizeName(term); w != "" && w != name && strings.Contains(t, " "+w+" ") {
+					score++
+					break
+				}
+			}
+		}
+		es = append(es, scored{e, score})
+	}
+	sort.SliceStable(es, func(i, j int) bool {
+		if es[i].score != es[j].score {
+			return es[i].score > es[j].score
+		}
+		return kindRank[es[i].b.Kind] < kindRank[es[j].b.Kind]
+	})
+	var out []Breadcrumb
+	for _, e := range es {
+		if n > 0 && len(out) == n {
+			break
+		}
+		out = append(out, e.b)
+	}
+	return out
+}
+
+// BestSourceFor is the source to follow a breadcrumb in: the one whose findings mention it
+// most (it knows the neighbourhood), among the usable sources in order; "" when none mentions
+// it.
+func BestSourceFor(b Breadcrumb, findings []Finding, usable []string) string {
+	p := strings.ToLower(b.Text)
+	n := map[string]int{}
+	for _, f := range findings {
+		if !strings.Contains(strings.ToLower(f.Title+" "+f.Snippet), p) {
+			continue
+		}
+		for _, s := range f.SourcesOf() {
+			n[s]++
+		}
+	}
+	best := ""
+	for _, s := range usable {
+		if n[s] > 0 && (best == "" || n[s] > n[best]) {
+			best = s
+		}
+	}
+	return best
 }
 
 // Sentences splits text into sentences (text.Sentences).

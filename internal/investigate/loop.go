@@ -37,6 +37,8 @@ const (
 	DeciderHeuristic  = "heuristic"
 	DeciderBreadcrumb = "breadcrumb"
 	DeciderEntity     = "entity"
+	// DeciderConfirmation is a search of the official sources for a contested claim.
+	DeciderConfirmation = "confirmation"
 )
 
 // DuplicateStopShare: the heuristic stops a source when more than this share of its last

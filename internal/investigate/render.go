@@ -35,10 +35,13 @@ type HypothesisSummary struct {
 // Lead is a breadcrumb and what following it found.
 type Lead struct {
 	Breadcrumb
-	Source string `json:"source,omitempty"`
-	Query  string `json:"query,omitempty"`
-	New    int    `json:"new"`
-	Error  string `json:"error,omitempty"`
+	// Hypothesis is the hypothesis whose results named the lead ("" when leads were extracted
+	// once after every hypothesis).
+	Hypothesis string `json:"hypothesis,omitempty"`
+	Source     string `json:"source,omitempty"`
+	Query      string `json:"query,omitempty"`
+	New        int    `json:"new"`
+	Error      string `json:"error,omitempty"`
 }
 
 // Actor is a key actor: an entity, its profile from the findings and why it matters.
@@ -83,11 +86,21 @@ type Report struct {
 // Profile builds an actor's profile from the findings that mention it: up to n sentences,
 // each cited, and why it matters (how many findings, which hypotheses).
 func Profile(e Breadcrumb, findings []Finding, n int) Actor {
+	return ProfileFrom(e, findings, nil, n)
+}
+
+// ProfileFrom is Profile reading each finding's page text where pages has it (keyed by the
+// normalized URL), its title and snippet otherwise.
+func ProfileFrom(e Breadcrumb, findings []Finding, pages map[string]string, n int) Actor {
 	a := Actor{Entity: e}
 	hyps := map[string]bool{}
 	var cites []string
 	for _, f := range findings {
-		ss := Mentioning([]string{f.Title + ". " + f.Snippet}, e.Text, n-len(a.Profile))
+		text := f.Title + ". " + f.Snippet
+		if p, ok := pages[f.Key]; ok {
+			text = f.Title + ". " + p
+		}
+		ss := Mentioning([]string{text}, e.Text, n-len(a.Profile))
 		if len(ss) == 0 {
 			continue
 		}
@@ -164,13 +177,19 @@ func writeClaims(b *strings.Builder, r Report) {
 	for _, f := range r.Findings {
 		idx[f.Key] = f.N
 	}
-	for _, c := range r.Claims {
+	for _, c := range RankClaims(r.Claims) {
 		fmt.Fprintf(b, "- %s %s — **%s**\n", oneLine(c.Text), cite(idx, c.URL), tagMark[c.Tag])
 		for _, x := range c.Contradictions {
 			fmt.Fprintf(b, "  - contradicted by %s\n", x)
 		}
 		if len(c.Corroborations) > 0 {
 			fmt.Fprintf(b, "  - corroborated by %s\n", strings.Join(c.Corroborations, ", "))
+		}
+		for _, x := range c.Coarser {
+			fmt.Fprintf(b, "  - at another precision: %s\n", x)
+		}
+		if c.Confirmation != "" {
+			fmt.Fprintf(b, "  - confirmation: %s\n", c.Confirmation)
 		}
 	}
 	b.WriteString("\n")
@@ -202,9 +221,9 @@ func writeLeads(b *strings.Builder, r Report) {
 	if len(r.Leads) == 0 {
 		return
 	}
-	b.WriteString("## Breadcrumbs followed\n\n| lead | kind | mentions | query | source | new |\n|---|---|---|---|---|---|\n")
+	b.WriteString("## Breadcrumbs followed\n\n| lead | kind | mentions | from hypothesis | query | source | new |\n|---|---|---|---|---|---|---|\n")
 	for _, l := range r.Leads {
-		fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %d%s |\n", cellText(l.Text), l.Kind, l.Count, cellText(l.Query), l.Source, l.New, errSuffix(l.Error))
+		fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %s | %d%s |\n", cellText(l.Text), l.Kind, l.Count, cellText(l.Hypothesis), cellText(l.Query), l.Source, l.New, errSuffix(l.Error))
 	}
 	b.WriteString("\n")
 }
