@@ -458,7 +458,7 @@ func TestInvestigationOnTheDevServer(t *testing.T) {
 	// the investigation and its first searxng loop, for the replay tests
 	c := s.client()
 	h := history(t, c, rep.WorkflowID, "")
-	testenv.RecordHistory(t, h, "investigation_history.json")
+	testenv.RecordHistory(t, h, "investigation_page_verify_history.json") // investigation_history.json stays: a run from before investigation-page-verify
 	for _, e := range h.Events {
 		if a := e.GetChildWorkflowExecutionStartedEventAttributes(); a != nil && strings.HasSuffix(a.WorkflowExecution.WorkflowId, "/searxng") {
 			testenv.RecordHistory(t, history(t, c, a.WorkflowExecution.WorkflowId, a.WorkflowExecution.RunId), "source_loop_history.json")

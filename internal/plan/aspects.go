@@ -310,6 +310,9 @@ func FeedbackQuery(question string, aspects []Aspect, evidence, previous []strin
 	return ""
 }
 
+// feedbackMinPassages is how many evidence passages must share a feedback term, when any do.
+const feedbackMinPassages = 2
+
 // feedbackTerms proposes, best first, sets of one or two terms that the evidence mentioning the
 // core terms uses most (weighted by corpus idf) and no query has tried.
 func feedbackTerms(core []string, evidence []string, tried map[string]bool, vocab Vocabulary, n int) [][]string {
@@ -317,28 +320,44 @@ func feedbackTerms(core []string, evidence []string, tried map[string]bool, voca
 	for _, t := range core {
 		coreStems[text.Stem(strings.ToLower(t))] = true
 	}
+	// tf counts the evidence passages about the core that use a word (each passage once,
+	// weighted by how many core terms it holds): a word many relevant passages share is a
+	// better lead than one passage's rare identifier
 	tf := map[string]float64{}
+	df := map[string]int{}
 	surface := map[string]string{}
 	for _, e := range evidence {
 		words := text.Content(e)
-		hits := 0
+		held := map[string]bool{}
 		for _, w := range words {
-			if coreStems[text.Stem(w)] {
-				hits++
+			if s := text.Stem(w); coreStems[s] {
+				held[s] = true
 			}
 		}
-		if hits == 0 {
+		if len(held) == 0 {
 			continue
 		}
+		seen := map[string]bool{}
 		for _, w := range words {
 			s := text.Stem(w)
-			if tried[s] || coreStems[s] || len(w) < 3 || strings.ContainsAny(w, "0123456789") {
+			if seen[s] || tried[s] || coreStems[s] || len(w) < 3 || strings.ContainsAny(w, "0123456789_") {
 				continue
 			}
-			tf[s] += float64(hits)
+			seen[s] = true
+			tf[s] += float64(len(held))
+			df[s]++
 			if _, ok := surface[s]; !ok {
 				surface[s] = w
 			}
+		}
+	}
+	shared := false
+	for s := range tf {
+		shared = shared || df[s] >= feedbackMinPassages
+	}
+	for s := range tf {
+		if shared && df[s] < feedbackMinPassages {
+			delete(tf, s) // when passages share words, one passage's rare identifier is no lead
 		}
 	}
 	if len(tf) == 0 {

@@ -122,3 +122,27 @@ func TestAspectPlanKeepsIdentifiersTheIndexSplits(t *testing.T) {
 		t.Fatalf("queries %q lost the identifiers", queries)
 	}
 }
+
+// A word several passages about the aspect share is a better lead than one passage's rare
+// identifier (the gap queries used to read "avoid later turns trigram op_seekscan").
+func TestFeedbackPrefersWordsPassagesShare(t *testing.T) {
+	aspects := []Aspect{{Text: "how do transactions avoid the locked error"}}
+	evidence := []string{
+		"Transactions that hit a locked database wait on the busy timeout before the error is returned.",
+		"A transaction retries while the database is locked, up to the busy timeout.",
+		"Transactions, locked transactions, errors and avoided errors: the trigram tokenizer and op_seekscan opcode.",
+	}
+	// the corpus knows the rare words as rare, so idf alone favours them
+	v := fakeVocab{docs: 1000, df: map[string]int{"transact": 80, "avoid": 200, "lock": 60, "error": 300, "busi": 40,
+		"timeout": 30, "trigram": 2, "op_seekscan": 1, "wait": 150, "return": 400, "retri": 50, "databas": 500,
+		"tokenize": 3, "opcod": 5, "unrel": 20, "intern": 60}}
+	q := FeedbackQuery("How do transactions avoid the locked error?", aspects, evidence, []string{"transactions avoid locked error"}, v)
+	if !strings.Contains(q, "busy") && !strings.Contains(q, "timeout") {
+		t.Errorf("feedback query %q does not take the shared lead (busy timeout)", q)
+	}
+	for _, rare := range []string{"trigram", "op_seekscan"} {
+		if strings.Contains(q, rare) {
+			t.Errorf("feedback query %q takes one passage's rare word %q", q, rare)
+		}
+	}
+}
