@@ -127,6 +127,7 @@ func investigateCmd(ctx context.Context, env config.Env, args []string) error {
 		ID: id, TaskQueue: env.TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+		StaticSummary:            uiSummary("investigate: ", req.Question),
 	}, workflows.InvestigationWorkflowName, req)
 	if err != nil {
 		return fmt.Errorf("start %s: %w", id, err)

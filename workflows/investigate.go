@@ -437,7 +437,7 @@ func (inv *investigation) searchEach(ctx workflow.Context, task string, labels, 
 		inv.prog.Spend.SearchCalls++
 		opts := searchOptions
 		opts.TaskQueue = activities.SourceTaskQueue(src)
-		futs[i] = workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), researchActs.Search, activities.SearchInput{Provider: src, Query: q,
+		futs[i] = workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, summarized(opts, "search %s: %s", src, q)), researchActs.Search, activities.SearchInput{Provider: src, Query: q,
 			Question: inv.req.Question, Limit: inv.req.ResultsPerQuery, NoCache: inv.req.NoCache})
 	}
 	for i, fut := range futs {
@@ -639,7 +639,7 @@ func (inv *investigation) fetchPages(ctx workflow.Context) {
 	fctx := workflow.WithActivityOptions(ctx, fetchOptions)
 	futs := make([]workflow.Future, len(picked))
 	for i, f := range picked {
-		futs[i] = workflow.ExecuteActivity(fctx, researchActs.FetchPage,
+		futs[i] = workflow.ExecuteActivity(workflow.WithActivityOptions(fctx, summarized(fetchOptions, "fetch: %s", f.URL)), researchActs.FetchPage,
 			activities.FetchInput{URL: f.URL, DocID: f.DocID, Provider: f.Provider, Question: inv.req.Question})
 	}
 	failed, first := 0, ""

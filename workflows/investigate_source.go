@@ -211,7 +211,7 @@ func searchBefore(ctx workflow.Context, opts workflow.ActivityOptions, deadline 
 	defer cancelSearch()
 	tctx, cancelTimer := workflow.WithCancel(ctx)
 	defer cancelTimer()
-	fut := workflow.ExecuteActivity(workflow.WithActivityOptions(actx, opts), researchActs.Search, in)
+	fut := workflow.ExecuteActivity(workflow.WithActivityOptions(actx, summarized(opts, "search %s: %s", in.Provider, in.Query)), researchActs.Search, in)
 	timer := workflow.NewTimer(tctx, deadline.Sub(workflow.Now(ctx)))
 	sel := workflow.NewSelector(ctx)
 	sel.AddFuture(fut, func(f workflow.Future) { err = f.Get(ctx, &out) })
