@@ -18,18 +18,19 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/sated-dev/sated/internal/config"
+	"github.com/sated-dev/sated/internal/llm"
 	"github.com/sated-dev/sated/internal/memory"
 	"github.com/sated-dev/sated/workflows"
 )
 
 func init() {
-	register("memory", `inspect or prune memory: memory search "text" [-n N] | stats | forget ID|--task TASK | init | repair | scan [FILE|-]`, memoryCmd)
+	register("memory", `inspect or prune memory: memory search "text" [-n N] | stats | forget ID|--task TASK | init | repair | reembed | scan [FILE|-]`, memoryCmd)
 }
 
 // memoryWait bounds how long the CLI waits for the memory worker.
 const memoryWait = 2 * time.Minute
 
-const memoryUsage = `want: memory search "text" [-n N] [--json] | memory stats [--json] | memory forget ID | memory forget --task TASK | memory init [--dir DIR] | memory repair [--dir DIR] | memory scan [FILE|-]`
+const memoryUsage = `want: memory search "text" [-n N] [--json] | memory stats [--json] | memory forget ID | memory forget --task TASK | memory init [--dir DIR] | memory repair [--dir DIR] | memory reembed [--dir DIR] | memory scan [FILE|-]`
 
 // parseMemoryArgs turns the command line into the admin request.
 func parseMemoryArgs(args []string) (workflows.MemoryAdminRequest, bool, error) {
@@ -84,7 +85,7 @@ func memoryCmd(ctx context.Context, env config.Env, args []string) error {
 	if len(args) > 0 && args[0] == "scan" {
 		return memoryScan(args[1:], os.Stdin, stdout) // local: no server, no memory directory
 	}
-	if len(args) > 0 && (args[0] == "init" || args[0] == "repair") {
+	if len(args) > 0 && (args[0] == "init" || args[0] == "repair" || args[0] == "reembed") {
 		return memoryOffline(ctx, env, args[0], args[1:])
 	}
 	req, asJSON, err := parseMemoryArgs(args)
@@ -182,6 +183,9 @@ func memoryOffline(ctx context.Context, env config.Env, op string, args []string
 		}
 		return nil
 	}
+	if op == "reembed" {
+		return memoryReembed(ctx, env, *dir)
+	}
 	last := time.Now()
 	res, err := memory.Repair(ctx, *dir, func(done, total int) {
 		if done == total || time.Since(last) > time.Second {
@@ -256,4 +260,43 @@ func memoryScan(args []string, stdin io.Reader, w io.Writer) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// memoryReembed re-embeds the store with the embedder the worker is configured with: the
+// Ollama model SATED_EMBED_MODEL at OLLAMA_HOST, else the offline lexical embedder.
+func memoryReembed(ctx context.Context, env config.Env, dir string) error {
+	var emb memory.Embedder = memory.LexicalEmbedder{}
+	id := memory.LexicalEmbedder{}.ID()
+	if env.OllamaHost != "" && env.EmbedModel != "" {
+		m, err := llm.New(llm.DefaultConfig(env.OllamaHost, "", "", "", env.EmbedModel, ""), nil)
+		if err != nil {
+			return fmt.Errorf("ollama at %s: %w", env.OllamaHost, err)
+		}
+		emb, id = ollamaEmbedder{m}, "ollama:"+env.EmbedModel
+	}
+	last := time.Now()
+	res, err := memory.Reembed(ctx, dir, emb, id, func(done, total int) {
+		if done == total || time.Since(last) > time.Second {
+			last = time.Now()
+			fmt.Fprintf(stderr, "  %d/%d observations embedded with %s\n", done, total, id)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if res.Unchanged {
+		fmt.Fprintf(stdout, "memory store %s already uses %s; nothing to do\n", res.Dir, id)
+		return nil
+	}
+	fmt.Fprintf(stdout, "re-embedded %d observations in %s from %s to %s; the old vectors are in %s (delete them once the worker runs)\n",
+		res.Observations, res.Dir, res.From, res.To, res.OldVectors)
+	return nil
+}
+
+// ollamaEmbedder gives memory the embedding model's vectors.
+type ollamaEmbedder struct{ m *llm.Client }
+
+func (e ollamaEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	v, _, err := e.m.Embed(ctx, texts)
+	return v, err
 }

@@ -218,7 +218,9 @@ func (s *Store) load(ctx context.Context) error {
 	s.manifest = m
 	if found {
 		if s.manifest.Embedder != s.embedID {
-			return fmt.Errorf("memory directory %s was built with embedder %q but %q is configured; vectors from different embedders cannot be compared (set the same embedding model, or move the directory away)", s.dir, s.manifest.Embedder, s.embedID)
+			return fmt.Errorf("memory directory %s was built with embedder %q but %q is configured; vectors from different embedders cannot be compared. "+
+				"Re-embed the stored observations with the configured one: stop the memory worker and run `starter memory reembed --dir %s` "+
+				"(the old vectors are kept until it completes), or set the embedding model back", s.dir, s.manifest.Embedder, s.embedID, s.dir)
 		}
 		fi, err := os.Stat(s.vectorDir())
 		switch {
