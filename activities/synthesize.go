@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -138,14 +139,26 @@ func (a *Activities) modelSynthesis(ctx context.Context, in SynthesizeInput, d *
 	case strings.TrimSpace(body) == "":
 		out.Fallback = "model returned an empty report; extractive report written instead"
 	default:
+		n := len(ps)
+		g := report.Ground(body, used, n, func(k int) bool { return k >= 1 && k <= used })
+		if why := g.Refusal(); why != "" {
+			// an answer the sources do not carry is the model talking: keep the extractive one
+			out.Fallback = "model report refused, extractive report written instead: " + why
+			break
+		}
 		d.Extractive = false
 		d.Body = body
-		if used < len(ps) {
-			d.Notes = append(d.Notes, fmt.Sprintf("the prompt held %d of %d sources to fit the model's context", used, len(ps)))
+		if used < n {
+			d.Notes = append(d.Notes, fmt.Sprintf("the prompt held %d of %d sources to fit the model's context", used, n))
 		}
 		if u.Truncated {
 			d.Notes = append(d.Notes, "the model's context was exceeded; the evidence was shrunk to keep the question")
 		}
+	}
+	if out.Fallback != "" {
+		// the saved report says why it is extractive (the workflow records the same fallback)
+		d.Fallbacks = append(slices.Clone(d.Fallbacks), "synthesis: "+out.Fallback)
+		d.ExtractiveWhy = out.Fallback
 	}
 	return nil
 }

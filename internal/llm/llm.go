@@ -405,7 +405,7 @@ func repairPrompt(problem error, schema json.RawMessage) string {
 // GenerateFitted drops or shortens evidence so system, render(evidence) and question fit the
 // model's real window (num_ctx clamped to its trained length) with room left for the answer.
 // The prompt is render(evidence) then the question, which is never cut. If the server still
-// reports a cut prompt, it retries once with half the evidence. It returns the answer, the
+// reports a cut prompt, it retries once with each source in half the room. It returns the answer, the
 // usage of both calls (Truncated from the last) and how many evidence items the answer saw.
 func (c *Client) GenerateFitted(ctx context.Context, stage Stage, system, question string, evidence []string, render func(evidence []string) string) (string, Usage, int, error) {
 	sc, err := c.stage(stage)
@@ -419,7 +419,8 @@ func (c *Client) GenerateFitted(ctx context.Context, stage Stage, system, questi
 	if err != nil || !total.Truncated || len(ev) == 0 {
 		return strings.TrimSpace(r.text), total, len(ev), err
 	}
-	ev = ev[:len(ev)/2]
+	// still cut: every source keeps half its room
+	ev = fitRoom(evidence, (sc.NumCtx-reserve(sc)-EstimateTokens(system+"\n"+prompt(nil)))/2)
 	r, u, err := c.chat(ctx, sc, messages(system, prompt(ev)), nil)
 	total.Add(u)
 	total.Truncated = u.Truncated

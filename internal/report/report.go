@@ -16,8 +16,10 @@ import (
 
 // Data is everything the report shows.
 type Data struct {
-	Question         string               `json:"question"`
-	Extractive       bool                 `json:"extractive"`
+	Question   string `json:"question"`
+	Extractive bool   `json:"extractive"`
+	// ExtractiveWhy is why a run with a model got an extractive report (refused or failed).
+	ExtractiveWhy    string               `json:"extractive_why,omitempty"`
 	Plan             *research.Plan       `json:"plan,omitempty"`
 	Rounds           []research.Round     `json:"rounds"`
 	Threshold        float64              `json:"threshold"`
@@ -50,7 +52,10 @@ func Markdown(d Data) string {
 		question = "Research report"
 	}
 	w("# %s\n\n", question)
-	if d.Extractive {
+	switch {
+	case d.Extractive && d.ExtractiveWhy != "":
+		w("> Extractive report: %s. The sentences below are quoted from the sources.\n\n", escapeInline(oneLine(d.ExtractiveWhy)))
+	case d.Extractive:
 		w("> %s\n\n", ExtractiveNotice)
 	}
 	if meta := metaLine(d); meta != "" {
