@@ -35,6 +35,23 @@ const (
 	Vision    Stage = "vision"
 )
 
+// Task stages run on another stage's model (so the server keeps one model loaded) with the
+// design's own caps: novelty is a score, the first integer of a 3-token answer at temperature
+// 0; compression is a few facts, 400 tokens at 0.1. The synthesis keeps the producer's caps.
+const (
+	NoveltyJudge Stage = "novelty"     // the evaluator's model
+	Compressor   Stage = "compression" // the producer's model
+)
+
+// Design caps of the task stages, and how much knowledge and result text their prompts show.
+const (
+	NoveltyMaxTokens       = 3
+	CompressionMaxTokens   = 400
+	CompressionTemperature = 0.1
+	PromptKnowledgeChars   = 800
+	PromptResultsChars     = 800
+)
+
 // StageConfig is one stage's model and sampling settings. An empty Model means the stage is
 // not configured and callers use their deterministic counterpart.
 type StageConfig struct {
@@ -89,6 +106,14 @@ func (c Config) Stage(s Stage) StageConfig {
 		return c.Embedder
 	case Vision:
 		return c.Vision
+	case NoveltyJudge:
+		sc := c.Evaluator
+		sc.MaxTokens, sc.Temperature = NoveltyMaxTokens, 0
+		return sc
+	case Compressor:
+		sc := c.Producer
+		sc.MaxTokens, sc.Temperature = CompressionMaxTokens, CompressionTemperature
+		return sc
 	}
 	return StageConfig{}
 }

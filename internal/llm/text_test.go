@@ -243,7 +243,7 @@ func TestPrompts(t *testing.T) {
 
 	_, p = NoveltyPrompt("", []PromptSource{{Title: "T", URL: "u", Text: "snippet"}})
 	assert.Contains(t, p, "(nothing yet)")
-	assert.Contains(t, p, "[1] T (u)\nsnippet")
+	assert.Contains(t, p, "[1] T: snippet")
 
 	_, p = GapQueryPrompt("q", "k", []string{"gap one"}, []string{"tried one"})
 	assert.Contains(t, p, "- gap one")
