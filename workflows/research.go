@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"slices"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -45,6 +46,14 @@ func ValidateRequest(req ResearchRequest) (config.Research, error) {
 // novelty (workflow.GetVersion).
 const evidenceGateChange = "evidence-gate"
 
+// floorReplaceChange names the quality-floor change: the fallback query strips jargon, and its
+// results replace a thin round's when they are better.
+const floorReplaceChange = "floor-replace"
+
+// enrichReplaceChange names the enrichment change: a failed fetch is replaced by the next
+// candidate, a source with an empty snippet is a candidate, and every decision is recorded.
+const enrichReplaceChange = "enrich-replace"
+
 // run is the state of one research run; the progress query reads it.
 type run struct {
 	req       ResearchRequest
@@ -68,6 +77,8 @@ type run struct {
 	// to synthesis instead of enriching them; 0 (DefaultVersion) replays older runs.
 	evidenceGate workflow.Version
 	failures     int // provider failures in a row
+	// floorReplace and enrichReplace are the floor-replace and enrich-replace versions (1: on).
+	floorReplace, enrichReplace workflow.Version
 }
 
 // ResearchWorkflow plans, searches in rounds while the results stay new, enriches the pages
@@ -96,6 +107,8 @@ func newRun(ctx workflow.Context, req ResearchRequest) (*run, error) {
 	}
 	r.cfg = cfg
 	r.evidenceGate = workflow.GetVersion(ctx, evidenceGateChange, workflow.DefaultVersion, 1)
+	r.floorReplace = workflow.GetVersion(ctx, floorReplaceChange, workflow.DefaultVersion, 1)
+	r.enrichReplace = workflow.GetVersion(ctx, enrichReplaceChange, workflow.DefaultVersion, 1)
 	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, localOptions), researchActs.WorkerCapabilities,
 		activities.CapabilitiesInput{}).Get(ctx, &r.caps); err != nil {
 		return nil, err
@@ -476,11 +489,43 @@ func (r *run) searchRound(ctx workflow.Context, rec *research.Round, rounds int)
 	return out.Results, roundGoesOn
 }
 
-// belowFloor is the quality floor: a thin first search gets one simplified fallback query,
-// whose results join the round's.
+// belowFloor is the quality floor: a thin first search is retried once with the simplified
+// query (jargon stripped: the first words of the core concept), whose results replace the thin
+// ones when they are better (more text).
 func (r *run) belowFloor(ctx workflow.Context, rec *research.Round, out activities.SearchOutput) []search.Result {
-	results, floor := out.Results, r.cfg.QualityFloor
+	if r.floorReplace < 1 {
+		return r.belowFloorV0(ctx, rec, out)
+	}
+	thin := fmt.Sprintf("first search returned %d chars (< floor %d)", out.Chars, r.cfg.QualityFloor)
 	simple := plan.Simplify(rec.Query)
+	if simple == "" || plan.SameAsQuestion(simple, r.req.Question) || slices.Contains(r.asked, simple) {
+		rec.Note = thin + "; no simpler query to fall back to"
+		return out.Results
+	}
+	fb, err := r.searchOnce(ctx, simple)
+	r.asked = append(r.asked, simple)
+	rec.FallbackQuery = simple
+	results := out.Results
+	switch {
+	case err != nil:
+		rec.Note = fmt.Sprintf("%s; fallback query %q failed: %s; the first results are kept", thin, simple, errMsg(err))
+	case fb.Chars > out.Chars:
+		rec.Note = fmt.Sprintf("%s; fallback query %q returned %d chars and replaced them", thin, simple, fb.Chars)
+		rec.Decision = DecisionFallback
+		rec.Results, rec.Chars, rec.Cached = len(fb.Results), fb.Chars, fb.Cached
+		results = fb.Results
+	default:
+		rec.Note = fmt.Sprintf("%s; fallback query %q returned %d chars, no better; the first results are kept", thin, simple, fb.Chars)
+	}
+	r.fallback("round 1: " + rec.Note)
+	return results
+}
+
+// belowFloorV0 is the quality floor before floor-replace (the two most salient terms, merged
+// with the thin results), kept so older runs replay.
+func (r *run) belowFloorV0(ctx workflow.Context, rec *research.Round, out activities.SearchOutput) []search.Result {
+	results, floor := out.Results, r.cfg.QualityFloor
+	simple := plan.SimplifyV0(rec.Query)
 	if simple == "" || plan.SameAsQuestion(simple, r.req.Question) {
 		rec.Note = fmt.Sprintf("first search returned %d chars (< floor %d); no simpler query to fall back to", out.Chars, floor)
 		return results
