@@ -36,6 +36,8 @@ type SynthesizeInput struct {
 	Usage       Usage         `json:"usage"`
 	// FindingsBudget bounds the findings in characters; 0 means the default.
 	FindingsBudget int `json:"findings_budget,omitempty"`
+	// Enrichment is every enrichment decision, numbered as Sources.
+	Enrichment []research.Enrichment `json:"enrichment,omitempty"`
 }
 
 // SynthesizeOutput is the written report and where it was saved.
@@ -73,6 +75,7 @@ func (a *Activities) Synthesize(ctx context.Context, in SynthesizeInput) (Synthe
 	answer := report.Answer(report.AnswerInput{Question: in.Question, Aspects: aspectTexts(in.Plan),
 		Sources: d.Sources, Budget: in.FindingsBudget, Prior: searchPrior(in.Rounds, d.Sources)})
 	d.Sources = research.Renumber(d.Sources, answer.Order)
+	d.Enrichment = research.RenumberEnrichment(in.Enrichment, answer.Order)
 	d.Coverage = answer.Coverage
 	out := SynthesizeOutput{Extractive: true, SourceOrder: answer.Order, Coverage: answer.Coverage}
 	if in.UseModel && a.model != nil && a.model.Configured(llm.Producer) && len(d.Sources) > 0 {

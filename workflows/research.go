@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"slices"
+	"strings"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -79,6 +80,7 @@ type run struct {
 	failures     int // provider failures in a row
 	// floorReplace and enrichReplace are the floor-replace and enrich-replace versions (1: on).
 	floorReplace, enrichReplace workflow.Version
+	enrichment                  []research.Enrichment // enrichment decisions, in the order taken
 }
 
 // ResearchWorkflow plans, searches in rounds while the results stay new, enriches the pages
@@ -209,7 +211,7 @@ func (r *run) synthesize(ctx workflow.Context, task string, p Plan, prior []rese
 		Threshold: *cfg.NoveltyThreshold, Seed: r.seed, Plan: p, Rounds: r.progress.Rounds, StopReason: r.stopWhy,
 		Sources: r.sources, Knowledge: r.knowledge, Prior: prior, Fallbacks: r.progress.Fallbacks,
 		Notes: r.progress.Notes, SearchCalls: r.calls, UseModel: r.caps.Producer && r.canSpend(jsonStageCalls), Eval: r.req.Eval, Usage: r.usage,
-		FindingsBudget: cfg.FindingsBudget,
+		FindingsBudget: cfg.FindingsBudget, Enrichment: r.enrichment,
 	}
 	if r.caps.Producer && !in.UseModel {
 		r.note("model budget spent: the report is extractive")
@@ -234,6 +236,7 @@ func (r *run) synthesize(ctx workflow.Context, task string, p Plan, prior []rese
 		Markdown: out.Markdown, Extractive: out.Extractive, RemovedCitations: out.RemovedCitations,
 		Fallbacks: r.progress.Fallbacks, SearchCalls: r.calls, MarkdownPath: out.MarkdownPath,
 		JSONPath: out.JSONPath, SVGPath: out.SVGPath, Evidence: out.Evidence, Usage: r.usage, Notes: r.progress.Notes,
+		Enrichment: research.RenumberEnrichment(r.enrichment, out.SourceOrder),
 	}
 	for i := range report.Sources {
 		report.Sources[i].Text = "" // page text stays in the saved report, not the result
@@ -716,8 +719,85 @@ func (r *run) compress(ctx workflow.Context, task string, fresh []search.Result)
 	return nil
 }
 
-// enrich reads in full the results whose snippets add most to the knowledge state.
+// enrich reads in full the results whose snippets add most to the knowledge state: up to
+// EnrichCount of them, in rank order, skipping those over the overlap cut; a failed fetch is
+// replaced by the next candidate. Every decision is recorded for the report.
 func (r *run) enrich(ctx workflow.Context, task string) {
+	if r.enrichReplace < 1 {
+		r.enrichV0(ctx, task)
+		return
+	}
+	texts := make([]string, len(r.sources))
+	indexed := make([]bool, len(r.sources))
+	for i, s := range r.sources {
+		if strings.TrimSpace(s.Snippet) != "" {
+			texts[i] = s.Title + ". " + s.Snippet
+		}
+		// synthesis reads corpus passages whole; nothing to fetch
+		indexed[i] = r.evidenceGate >= 1 && s.Indexed()
+	}
+	cands := novelty.EnrichmentCandidates(texts, indexed, r.knowledge, *r.cfg.EnrichOverlapCut)
+	want := *r.cfg.EnrichCount
+	useModel := r.caps.Embedder && r.canSpend(want)
+	fctx := workflow.WithActivityOptions(ctx, fetchOptions)
+	type pending struct {
+		idx         int
+		overlap     float64
+		replacement bool
+		future      workflow.Future
+	}
+	var fetches []pending
+	next := 0
+	// launch starts the next candidate's fetch, recording the skips it passes over
+	launch := func(replacement bool) bool {
+		for next < len(cands) {
+			c := cands[next]
+			next++
+			s := r.sources[c.Index]
+			switch {
+			case c.Indexed:
+				continue
+			case c.Skip:
+				r.enrichment = append(r.enrichment, research.Enrichment{N: s.N, URL: s.URL, Decision: research.EnrichSkipped, Overlap: c.Overlap,
+					Note: fmt.Sprintf("skipping %s: %.0f%% overlap with the knowledge state", s.URL, 100*c.Overlap)})
+				continue
+			}
+			fetches = append(fetches, pending{idx: c.Index, overlap: c.Overlap, replacement: replacement,
+				future: workflow.ExecuteActivity(fctx, researchActs.FetchPage, activities.FetchInput{URL: s.URL, DocID: s.DocID,
+					Provider: s.Provider, Question: task, UseModel: useModel})})
+			return true
+		}
+		return false
+	}
+	for len(fetches) < want && launch(false) {
+	}
+	for i := 0; i < len(fetches); i++ {
+		f := fetches[i]
+		s := &r.sources[f.idx]
+		rec := research.Enrichment{N: s.N, URL: s.URL, Decision: research.EnrichFetched, Overlap: f.overlap}
+		if f.replacement {
+			rec.Decision = research.EnrichReplaced
+		}
+		var out activities.FetchOutput
+		if err := f.future.Get(ctx, &out); err != nil {
+			rec.Decision, rec.Note = research.EnrichFailed, errMsg(err)
+			r.enrichment = append(r.enrichment, rec)
+			r.fallback(fmt.Sprintf("enrichment of [%d] %s failed: %s", s.N, s.URL, errMsg(err)))
+			launch(true) // the next candidate takes its place
+			continue
+		}
+		r.enrichment = append(r.enrichment, rec)
+		r.addUsage(out.Usage)
+		s.Enriched = true
+		s.Text = out.Text
+		r.progress.Enriched++
+	}
+	r.progress.Enrichment = r.enrichment
+}
+
+// enrichV0 is enrichment before enrich-replace: candidates picked up front, a failed fetch not
+// replaced, skips not recorded. It stays so older runs replay.
+func (r *run) enrichV0(ctx workflow.Context, task string) {
 	snippets := make([]string, len(r.sources))
 	for i, s := range r.sources {
 		snippets[i] = s.Title + ". " + s.Snippet

@@ -30,6 +30,8 @@ type Data struct {
 	Fallbacks        []string             `json:"fallbacks,omitempty"`
 	Notes            []string             `json:"notes,omitempty"`
 	PriorKnowledge   []research.PriorFact `json:"prior_knowledge,omitempty"`
+	// Enrichment is every enrichment decision: which pages were read in full and why not others.
+	Enrichment []research.Enrichment `json:"enrichment,omitempty"`
 	// Coverage is how much of each aspect of the question the findings answer.
 	Coverage    []AspectCoverage `json:"coverage,omitempty"`
 	GeneratedAt time.Time        `json:"generated_at"`
@@ -99,6 +101,7 @@ func Markdown(d Data) string {
 			w("  - %s\n", oneLine(f))
 		}
 	}
+	writeEnrichment(&b, d.Enrichment)
 	b.WriteByte('\n')
 
 	if len(d.Notes) > 0 {
@@ -134,6 +137,25 @@ func Markdown(d Data) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// writeEnrichment lists the enrichment decisions under the run details: pages read in full,
+// failed fetches and what replaced them, and the pages skipped as already known.
+func writeEnrichment(b *strings.Builder, recs []research.Enrichment) {
+	if len(recs) == 0 {
+		return
+	}
+	b.WriteString("- Enrichment:\n")
+	for _, e := range recs {
+		switch e.Decision {
+		case research.EnrichSkipped:
+			fmt.Fprintf(b, "  - skipped [%d] %s: %.0f%% overlap with the knowledge state\n", e.N, e.URL, 100*e.Overlap)
+		case research.EnrichFailed:
+			fmt.Fprintf(b, "  - failed [%d] %s: %s\n", e.N, e.URL, oneLine(e.Note))
+		default:
+			fmt.Fprintf(b, "  - %s [%d] %s (%.0f%% overlap)\n", e.Decision, e.N, e.URL, 100*e.Overlap)
+		}
+	}
 }
 
 func metaLine(d Data) string {

@@ -108,6 +108,26 @@ func Renumber(sources []Source, order []int) []Source {
 	return out
 }
 
+// RenumberEnrichment gives enrichment records the numbers Renumber gave their sources (order
+// as there); records of sources not in order keep theirs. The input is not modified.
+func RenumberEnrichment(recs []Enrichment, order []int) []Enrichment {
+	if len(recs) == 0 {
+		return nil
+	}
+	newN := make(map[int]int, len(order))
+	for i, n := range order {
+		newN[n] = i + 1
+	}
+	out := make([]Enrichment, len(recs))
+	for i, e := range recs {
+		if n, ok := newN[e.N]; ok {
+			e.N = n
+		}
+		out[i] = e
+	}
+	return out
+}
+
 // PriorFact is an observation recalled from memory, with the sources it came from then.
 type PriorFact struct {
 	Fact    string   `json:"fact"`
