@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/sated-dev/sated/internal/config"
+	"github.com/sated-dev/sated/internal/fetch"
 	"github.com/sated-dev/sated/internal/llm"
 	"github.com/sated-dev/sated/internal/search"
 )
@@ -164,5 +165,35 @@ func BenchmarkStagePrompts(b *testing.B) {
 		key := strings.ReplaceAll(name, " ", "_")
 		b.ReportMetric(float64(len(c.prompt)), key+"_prompt_chars")
 		b.ReportMetric(float64(c.sc.MaxTokens), key+"_max_tokens")
+	}
+}
+
+type bigPage struct{}
+
+func (bigPage) Fetch(_ context.Context, u string) (fetch.Page, error) {
+	var b strings.Builder
+	for i := range 400 {
+		fmt.Fprintf(&b, "Paragraph %d on the garbage collector pacing and the heap goal.\n\n", i)
+	}
+	return fetch.Page{URL: u, Title: "big", Text: b.String()}, nil
+}
+
+// The chunk budget (SATED_CHUNK_BUDGET) bounds what an enriched page keeps.
+func TestFetchKeepsTheChunkBudget(t *testing.T) {
+	for _, budget := range []int{0, 2000} {
+		acts := NewActivities(Deps{Fetcher: bigPage{}, ChunkBudget: budget})
+		var s testsuite.WorkflowTestSuite
+		env := s.NewTestActivityEnvironment()
+		env.RegisterActivity(acts)
+		v, err := env.ExecuteActivity(acts.FetchPage, FetchInput{URL: "https://example.org/big", Question: "garbage collector pacing"})
+		require.NoError(t, err)
+		var out FetchOutput
+		require.NoError(t, v.Get(&out))
+		want := budget
+		if want == 0 {
+			want = 12000 // the chunker's default
+		}
+		assert.LessOrEqual(t, len(out.Text), want, "budget %d", budget)
+		assert.Greater(t, len(out.Text), want/2, "budget %d: the budget is used", budget)
 	}
 }
