@@ -148,6 +148,7 @@ func (r *run) execute(ctx workflow.Context) (ResearchReport, error) {
 		r.stopWhy = "maximum rounds reached"
 	}
 	r.progress.StopReason = r.stopWhy
+	r.diagnose()
 
 	r.progress.Phase = PhaseEnriching
 	r.enrich(ctx, task)
@@ -236,7 +237,7 @@ func (r *run) synthesize(ctx workflow.Context, task string, p Plan, prior []rese
 		Markdown: out.Markdown, Extractive: out.Extractive, RemovedCitations: out.RemovedCitations,
 		Fallbacks: r.progress.Fallbacks, SearchCalls: r.calls, MarkdownPath: out.MarkdownPath,
 		JSONPath: out.JSONPath, SVGPath: out.SVGPath, Evidence: out.Evidence, Usage: r.usage, Notes: r.progress.Notes,
-		Enrichment: research.RenumberEnrichment(r.enrichment, out.SourceOrder),
+		Enrichment: research.RenumberEnrichment(r.enrichment, out.SourceOrder), Diagnosis: r.progress.Diagnosis,
 	}
 	for i := range report.Sources {
 		report.Sources[i].Text = "" // page text stays in the saved report, not the result
@@ -400,6 +401,21 @@ func (r *run) search(ctx workflow.Context, task string, p Plan) {
 		if r.gate(ctx, task, &rec, fresh) == searchOver {
 			return
 		}
+	}
+}
+
+// diagnose reads the rounds' novelty curve for what it says about the queries (too broad,
+// near-duplicates) and notes it for the progress view and the report.
+func (r *run) diagnose() {
+	var scored []novelty.RoundNovelty
+	for _, rec := range r.progress.Rounds {
+		if rec.Scored {
+			scored = append(scored, novelty.RoundNovelty{Round: rec.Round, Novelty: rec.Novelty})
+		}
+	}
+	r.progress.Diagnosis = novelty.DiagnoseQueries(scored)
+	for _, d := range r.progress.Diagnosis {
+		r.note("queries: " + d)
 	}
 }
 

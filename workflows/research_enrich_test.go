@@ -97,3 +97,15 @@ func TestEnrichmentReplacesFailedFetchesAndRecordsSkips(t *testing.T) {
 }
 
 func ip(n int) *int { return &n }
+
+// Rounds that keep returning what round 1 said are diagnosed as near-duplicate queries, in the
+// progress, the report and its notes.
+func TestNearDuplicateQueriesAreDiagnosed(t *testing.T) {
+	r1 := novel("a")
+	h := newResearchEnv(t, r1, stale(r1, "b"), stale(r1, "c"), stale(r1, "d"))
+	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Strategy: config.StrategyFixed, FixedRounds: 4}})
+	require.Len(t, rep.Diagnosis, 1, "novelty %v", []float64{rep.Rounds[1].Novelty, rep.Rounds[2].Novelty, rep.Rounds[3].Novelty})
+	require.Contains(t, rep.Diagnosis[0], "rounds 2-4 all had novelty below 3.5: the queries are near-duplicates")
+	require.Contains(t, rep.Markdown, "queries: rounds 2-4 all had novelty below 3.5")
+	require.Contains(t, rep.Notes, "queries: "+rep.Diagnosis[0])
+}

@@ -68,6 +68,8 @@ type Progress struct {
 	Coverage []float64 `json:"coverage,omitempty"`
 	// Enrichment is every enrichment decision: fetched, failed, replacement, skipped (with overlap).
 	Enrichment []research.Enrichment `json:"enrichment,omitempty"`
+	// Diagnosis is what the rounds' novelty curve says about the queries (novelty.DiagnoseQueries).
+	Diagnosis []string `json:"diagnosis,omitempty"`
 }
 
 // ResearchReport is the output of ResearchWorkflow.
@@ -96,4 +98,6 @@ type ResearchReport struct {
 	Task     string         `json:"task,omitempty"` // the question after the vision bridge
 	// Enrichment is every enrichment decision, numbered as the report's sources.
 	Enrichment []research.Enrichment `json:"enrichment,omitempty"`
+	// Diagnosis is what the rounds' novelty curve says about the queries; also in Notes.
+	Diagnosis []string `json:"diagnosis,omitempty"`
 }
