@@ -798,8 +798,12 @@ func (r *run) enrich(ctx workflow.Context, task string) {
 		if err := f.future.Get(ctx, &out); err != nil {
 			rec.Decision, rec.Note = research.EnrichFailed, errMsg(err)
 			r.enrichment = append(r.enrichment, rec)
-			r.fallback(fmt.Sprintf("enrichment of [%d] %s failed: %s", s.N, s.URL, errMsg(err)))
-			launch(true) // the next candidate takes its place
+			what := "no candidate left to replace it"
+			if launch(true) { // the next candidate takes its place
+				what = "replaced by " + r.sources[fetches[len(fetches)-1].idx].URL
+			}
+			// by URL: the sources are renumbered after synthesis
+			r.fallback(fmt.Sprintf("enrichment of %s failed: %s; %s", s.URL, errMsg(err), what))
 			continue
 		}
 		r.enrichment = append(r.enrichment, rec)

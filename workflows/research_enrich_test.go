@@ -91,6 +91,8 @@ func TestEnrichmentReplacesFailedFetchesAndRecordsSkips(t *testing.T) {
 	require.Contains(t, rep.Markdown, "skipped [")
 	require.Contains(t, rep.Markdown, "https://example.org/page1: 91% overlap with the knowledge state")
 	require.Contains(t, rep.Markdown, "failed [")
+	require.Contains(t, strings.Join(rep.Fallbacks, "\n"), "enrichment of https://example.org/page3 failed: ")
+	require.Contains(t, strings.Join(rep.Fallbacks, "\n"), "; replaced by https://example.org/page5")
 	for _, e := range rep.Enrichment {
 		require.Equal(t, e.URL, rep.Sources[e.N-1].URL, "records are numbered as the report's sources")
 	}
