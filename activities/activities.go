@@ -26,6 +26,7 @@ type Activities struct {
 	model       Model
 	reportDir   string
 	memoryQueue string // the task queue memory activities are served on; empty: no memory
+	chunkBudget int    // characters of an enriched page kept; 0: the chunker's default
 }
 
 // Deps are the clients NewActivities wires in; nil fields mean "not configured".
@@ -40,12 +41,15 @@ type Deps struct {
 	ReportDir string
 	// MemoryQueue is the memory task queue; empty disables memory for research runs.
 	MemoryQueue string
+	// ChunkBudget is how many characters of an enriched page are kept (SATED_CHUNK_BUDGET);
+	// 0 means the chunker's default.
+	ChunkBudget int
 }
 
 // NewActivities builds the research activities.
 func NewActivities(d Deps) *Activities {
 	return &Activities{providers: d.Providers, cache: d.Cache, record: d.Record, docs: d.Docs, fetcher: d.Fetcher,
-		model: d.Model, reportDir: d.ReportDir, memoryQueue: d.MemoryQueue}
+		model: d.Model, reportDir: d.ReportDir, memoryQueue: d.MemoryQueue, chunkBudget: d.ChunkBudget}
 }
 
 // Model is the narrow view of the Ollama client the activities use; *llm.Client satisfies it.

@@ -43,7 +43,7 @@ func (a *Activities) CompressKnowledge(ctx context.Context, in CompressInput) (C
 func (a *Activities) modelCompress(ctx context.Context, in CompressInput) (CompressOutput, error) {
 	system, prompt := llm.CompressionPrompt(in.Question, in.Knowledge, promptSources(in.Results))
 	var c llm.Compression
-	outcome, u, err := a.model.GenerateJSON(ctx, llm.Producer, system, prompt, llm.CompressionSchema, &c, c.Validate)
+	outcome, u, err := a.model.GenerateJSON(ctx, llm.Compressor, system, prompt, llm.CompressionSchema, &c, c.Validate)
 	if err != nil {
 		if reason, ok := lastAttemptDown(ctx, err); ok {
 			return CompressOutput{Knowledge: knowledge.Compress(in.Knowledge, in.Results, in.Cap), Compressor: "deterministic", Fallback: reason, Usage: u}, nil

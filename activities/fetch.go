@@ -80,7 +80,7 @@ func (a *Activities) FetchPage(ctx context.Context, in FetchInput) (FetchOutput,
 	}
 	activity.RecordHeartbeat(ctx, "chunking "+in.URL)
 	var usage Usage
-	res, err := chunk.Extract(ctx, text, in.Question, chunk.Options{Similarity: a.similarity(in.UseModel, &usage)})
+	res, err := chunk.Extract(ctx, text, in.Question, chunk.Options{Budget: a.chunkBudget, Similarity: a.similarity(in.UseModel, &usage)})
 	if err != nil {
 		return FetchOutput{}, fmt.Errorf("chunk %s: %w", in.URL, err)
 	}

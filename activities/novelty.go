@@ -62,7 +62,7 @@ func (a *Activities) AssessNovelty(ctx context.Context, in NoveltyInput) (Novelt
 
 func (a *Activities) modelNovelty(ctx context.Context, in NoveltyInput, text string) (NoveltyOutput, error) {
 	system, prompt := llm.NoveltyPrompt(in.Knowledge, promptSources(in.Results))
-	answer, u, err := a.model.Generate(ctx, llm.Evaluator, system, prompt)
+	answer, u, err := a.model.Generate(ctx, llm.NoveltyJudge, system, prompt)
 	if err != nil {
 		if reason, ok := lastAttemptDown(ctx, err); ok {
 			return NoveltyOutput{Score: novelty.Heuristic(text, in.Knowledge), Method: config.NoveltyHeuristic, Fallback: reason, Usage: u}, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,6 +36,8 @@ type SynthesizeInput struct {
 	Usage       Usage         `json:"usage"`
 	// FindingsBudget bounds the findings in characters; 0 means the default.
 	FindingsBudget int `json:"findings_budget,omitempty"`
+	// Enrichment is every enrichment decision, numbered as Sources.
+	Enrichment []research.Enrichment `json:"enrichment,omitempty"`
 }
 
 // SynthesizeOutput is the written report and where it was saved.
@@ -72,6 +75,7 @@ func (a *Activities) Synthesize(ctx context.Context, in SynthesizeInput) (Synthe
 	answer := report.Answer(report.AnswerInput{Question: in.Question, Aspects: aspectTexts(in.Plan),
 		Sources: d.Sources, Budget: in.FindingsBudget, Prior: searchPrior(in.Rounds, d.Sources)})
 	d.Sources = research.Renumber(d.Sources, answer.Order)
+	d.Enrichment = research.RenumberEnrichment(in.Enrichment, answer.Order)
 	d.Coverage = answer.Coverage
 	out := SynthesizeOutput{Extractive: true, SourceOrder: answer.Order, Coverage: answer.Coverage}
 	if in.UseModel && a.model != nil && a.model.Configured(llm.Producer) && len(d.Sources) > 0 {
@@ -138,14 +142,26 @@ func (a *Activities) modelSynthesis(ctx context.Context, in SynthesizeInput, d *
 	case strings.TrimSpace(body) == "":
 		out.Fallback = "model returned an empty report; extractive report written instead"
 	default:
+		n := len(ps)
+		g := report.Ground(body, used, n, func(k int) bool { return k >= 1 && k <= used })
+		if why := g.Refusal(); why != "" {
+			// an answer the sources do not carry is the model talking: keep the extractive one
+			out.Fallback = "model report refused, extractive report written instead: " + why
+			break
+		}
 		d.Extractive = false
 		d.Body = body
-		if used < len(ps) {
-			d.Notes = append(d.Notes, fmt.Sprintf("the prompt held %d of %d sources to fit the model's context", used, len(ps)))
+		if used < n {
+			d.Notes = append(d.Notes, fmt.Sprintf("the prompt held %d of %d sources to fit the model's context", used, n))
 		}
 		if u.Truncated {
 			d.Notes = append(d.Notes, "the model's context was exceeded; the evidence was shrunk to keep the question")
 		}
+	}
+	if out.Fallback != "" {
+		// the saved report says why it is extractive (the workflow records the same fallback)
+		d.Fallbacks = append(slices.Clone(d.Fallbacks), "synthesis: "+out.Fallback)
+		d.ExtractiveWhy = out.Fallback
 	}
 	return nil
 }

@@ -292,9 +292,10 @@ func queryProgress(ctx context.Context, c client.Client, id, runID string) (work
 
 // progressView remembers what has been printed, so each line shows once.
 type progressView struct {
-	rounds    int
-	phase     string
-	planShown bool
+	rounds        int
+	phase         string
+	planShown     bool
+	diagnosisSeen bool
 }
 
 func printProgress(p workflows.Progress, v *progressView) {
@@ -334,6 +335,12 @@ func printProgress(p workflows.Progress, v *progressView) {
 			fmt.Fprintf(stderr, "           coverage by aspect: %s\n", coverageLine(p.Coverage))
 		}
 	}
+	if len(p.Diagnosis) > 0 && !v.diagnosisSeen {
+		v.diagnosisSeen = true
+		for _, d := range p.Diagnosis {
+			fmt.Fprintf(stderr, "  diagnosis: %s\n", d)
+		}
+	}
 	if p.Phase != v.phase && !(p.Phase == workflows.PhasePlanning && v.planShown) {
 		v.phase = p.Phase
 		fmt.Fprintf(stderr, "· %s\n", p.Phase)
@@ -356,6 +363,9 @@ func printReport(env config.Env, rep workflows.ResearchReport, asJSON bool) erro
 		return enc.Encode(rep)
 	}
 	fmt.Fprintln(stdout, rep.Markdown)
+	for _, d := range rep.Diagnosis {
+		fmt.Fprintf(stderr, "\ndiagnosis: %s", d)
+	}
 	fmt.Fprintf(stderr, "\nstop reason: %s\nreport: %s\njson:   %s\nchart:  %s\nui:     %s\n",
 		rep.StopReason, rep.MarkdownPath, rep.JSONPath, rep.SVGPath, uiLink(env, rep.WorkflowID))
 	return nil

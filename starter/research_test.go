@@ -171,3 +171,28 @@ func TestCorpusIndexRefusesLoopbackURLs(t *testing.T) {
 		t.Fatalf("an allow-listed loopback URL was refused (code %d):\n%s", code, out)
 	}
 }
+
+// The query diagnosis shows once in the progress view and again in the summary.
+func TestDiagnosisIsShownInProgressAndSummary(t *testing.T) {
+	var errb bytes.Buffer
+	stderr = &errb
+	defer func() { stderr = os.Stderr }()
+	diag := []string{"rounds 2-4 all had novelty below 3.5: the queries are near-duplicates of each other"}
+	v := &progressView{}
+	p := workflows.Progress{Phase: workflows.PhaseEnriching, Rounds: []workflows.RoundRecord{{Round: 1}}, Diagnosis: diag}
+	printProgress(p, v)
+	printProgress(p, v)
+	if n := strings.Count(errb.String(), "diagnosis: "+diag[0]); n != 1 {
+		t.Fatalf("progress showed the diagnosis %d times:\n%s", n, errb.String())
+	}
+	errb.Reset()
+	var out bytes.Buffer
+	stdout = &out
+	defer func() { stdout = os.Stdout }()
+	if err := printReport(config.Env{}, workflows.ResearchReport{Markdown: "# r", Diagnosis: diag}, false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(errb.String(), "diagnosis: "+diag[0]) {
+		t.Fatalf("the summary lacks the diagnosis:\n%s", errb.String())
+	}
+}

@@ -349,7 +349,7 @@ func benchStages(b *testing.B, host, stories, random string) {
 
 			sys, prompt = llm.NoveltyPrompt(in.known, in.sources)
 			if err := st.time("novelty", func() (llm.Usage, error) {
-				answer, u, err := m.Generate(ctx, llm.Evaluator, sys, prompt)
+				answer, u, err := m.Generate(ctx, llm.NoveltyJudge, sys, prompt)
 				if _, ok := llm.ParseNovelty(answer); !ok {
 					unparsed++
 				}
@@ -360,7 +360,7 @@ func benchStages(b *testing.B, host, stories, random string) {
 
 			var comp llm.Compression
 			sys, prompt = llm.CompressionPrompt(in.q, in.known, in.sources)
-			structured("compress", llm.Producer, sys, prompt, llm.CompressionSchema, &comp, comp.Validate)
+			structured("compress", llm.Compressor, sys, prompt, llm.CompressionSchema, &comp, comp.Validate)
 
 			var gap llm.GapQuery
 			sys, prompt = llm.GapQueryPrompt(in.q, in.known, nil, []string{"memory model channels"})

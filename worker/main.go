@@ -135,7 +135,7 @@ func (cl *clients) open(ctx context.Context, env config.Env, serveMemory bool) e
 		return err
 	}
 	cl.closers = append(cl.closers, idx.Close)
-	cache, err := search.OpenCache(env.CachePath(), search.CacheTTL)
+	cache, err := search.OpenCache(env.CachePath(), env.CacheTTL)
 	if err != nil {
 		return err
 	}
@@ -145,12 +145,15 @@ func (cl *clients) open(ctx context.Context, env config.Env, serveMemory bool) e
 		return err
 	}
 	cl.deps = activities.Deps{
-		Providers: providers,
-		Cache:     cache,
-		Record:    cache,
-		Docs:      idx,
-		Fetcher:   fetch.New(fetch.Fetcher{Allow: env.FetchAllow, Timeout: env.FetchTimeout}),
-		ReportDir: env.ReportDir(),
+		Providers:   providers,
+		Record:      cache, // the run's search record stays on with the cache off: a retry never re-asks
+		Docs:        idx,
+		Fetcher:     fetch.New(fetch.Fetcher{Allow: env.FetchAllow, Timeout: env.FetchTimeout}),
+		ReportDir:   env.ReportDir(),
+		ChunkBudget: env.ChunkBudget,
+	}
+	if env.SearchCache {
+		cl.deps.Cache = cache
 	}
 	if cl.model, err = newModel(env); err != nil {
 		return err

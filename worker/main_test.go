@@ -97,3 +97,51 @@ func TestApplyTuningOverridesOnlyWhatIsSet(t *testing.T) {
 		t.Fatalf("got %+v\nwant %+v", cfg, want)
 	}
 }
+
+// The cache knobs reach the worker: SATED_SEARCH_CACHE=off leaves the activities without a
+// cache but with the run's search record, SATED_SEARCH_CACHE_TTL is the cache's freshness and
+// SATED_CHUNK_BUDGET the chunker's budget.
+func TestCacheAndChunkKnobsAreWired(t *testing.T) {
+	for _, tc := range []struct {
+		env       map[string]string
+		wantCache bool
+		ttl       time.Duration
+		budget    int
+	}{
+		{env: map[string]string{}, wantCache: true, ttl: 24 * time.Hour, budget: 12000},
+		{env: map[string]string{"SATED_SEARCH_CACHE": "off"}, wantCache: false, ttl: 24 * time.Hour, budget: 12000},
+		{env: map[string]string{"SATED_SEARCH_CACHE_TTL": "2h", "HARNESS_CHUNK_BUDGET": "3000"}, wantCache: true, ttl: 2 * time.Hour, budget: 3000},
+	} {
+		t.Setenv("SATED_DATA_DIR", t.TempDir())
+		for _, k := range []string{"SATED_SEARCH_CACHE", "SATED_SEARCH_CACHE_TTL", "SATED_CHUNK_BUDGET", "HARNESS_CHUNK_BUDGET"} {
+			t.Setenv(k, tc.env[k])
+		}
+		env, err := config.FromEnv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cl, err := openClients(context.Background(), env, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (cl.deps.Cache != nil) != tc.wantCache || cl.deps.Record == nil || cl.deps.ChunkBudget != tc.budget {
+			t.Errorf("%v: cache %v record %v budget %d", tc.env, cl.deps.Cache != nil, cl.deps.Record != nil, cl.deps.ChunkBudget)
+		}
+		// an entry is fresh for the TTL and stale after it
+		c := cl.deps.Record.(*search.Cache)
+		k := search.Key{Provider: "p", Query: "q", Limit: 1}
+		if err := c.PutKey(context.Background(), k, []search.Result{{URL: "https://e/x"}}); err != nil {
+			t.Fatal(err)
+		}
+		now := time.Now()
+		c.Now = func() time.Time { return now.Add(tc.ttl - time.Minute) }
+		if _, ok, _ := c.GetKey(context.Background(), k); !ok {
+			t.Errorf("%v: an entry younger than the TTL %v is not served", tc.env, tc.ttl)
+		}
+		c.Now = func() time.Time { return now.Add(tc.ttl + time.Minute) }
+		if _, ok, _ := c.GetKey(context.Background(), k); ok {
+			t.Errorf("%v: an entry older than the TTL %v is served", tc.env, tc.ttl)
+		}
+		cl.close()
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"slices"
+	"strings"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -45,6 +47,14 @@ func ValidateRequest(req ResearchRequest) (config.Research, error) {
 // novelty (workflow.GetVersion).
 const evidenceGateChange = "evidence-gate"
 
+// floorReplaceChange names the quality-floor change: the fallback query strips jargon, and its
+// results replace a thin round's when they are better.
+const floorReplaceChange = "floor-replace"
+
+// enrichReplaceChange names the enrichment change: a failed fetch is replaced by the next
+// candidate, a source with an empty snippet is a candidate, and every decision is recorded.
+const enrichReplaceChange = "enrich-replace"
+
 // run is the state of one research run; the progress query reads it.
 type run struct {
 	req       ResearchRequest
@@ -68,6 +78,9 @@ type run struct {
 	// to synthesis instead of enriching them; 0 (DefaultVersion) replays older runs.
 	evidenceGate workflow.Version
 	failures     int // provider failures in a row
+	// floorReplace and enrichReplace are the floor-replace and enrich-replace versions (1: on).
+	floorReplace, enrichReplace workflow.Version
+	enrichment                  []research.Enrichment // enrichment decisions, in the order taken
 }
 
 // ResearchWorkflow plans, searches in rounds while the results stay new, enriches the pages
@@ -96,6 +109,8 @@ func newRun(ctx workflow.Context, req ResearchRequest) (*run, error) {
 	}
 	r.cfg = cfg
 	r.evidenceGate = workflow.GetVersion(ctx, evidenceGateChange, workflow.DefaultVersion, 1)
+	r.floorReplace = workflow.GetVersion(ctx, floorReplaceChange, workflow.DefaultVersion, 1)
+	r.enrichReplace = workflow.GetVersion(ctx, enrichReplaceChange, workflow.DefaultVersion, 1)
 	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, localOptions), researchActs.WorkerCapabilities,
 		activities.CapabilitiesInput{}).Get(ctx, &r.caps); err != nil {
 		return nil, err
@@ -133,6 +148,7 @@ func (r *run) execute(ctx workflow.Context) (ResearchReport, error) {
 		r.stopWhy = "maximum rounds reached"
 	}
 	r.progress.StopReason = r.stopWhy
+	r.diagnose()
 
 	r.progress.Phase = PhaseEnriching
 	r.enrich(ctx, task)
@@ -196,7 +212,7 @@ func (r *run) synthesize(ctx workflow.Context, task string, p Plan, prior []rese
 		Threshold: *cfg.NoveltyThreshold, Seed: r.seed, Plan: p, Rounds: r.progress.Rounds, StopReason: r.stopWhy,
 		Sources: r.sources, Knowledge: r.knowledge, Prior: prior, Fallbacks: r.progress.Fallbacks,
 		Notes: r.progress.Notes, SearchCalls: r.calls, UseModel: r.caps.Producer && r.canSpend(jsonStageCalls), Eval: r.req.Eval, Usage: r.usage,
-		FindingsBudget: cfg.FindingsBudget,
+		FindingsBudget: cfg.FindingsBudget, Enrichment: r.enrichment,
 	}
 	if r.caps.Producer && !in.UseModel {
 		r.note("model budget spent: the report is extractive")
@@ -221,6 +237,7 @@ func (r *run) synthesize(ctx workflow.Context, task string, p Plan, prior []rese
 		Markdown: out.Markdown, Extractive: out.Extractive, RemovedCitations: out.RemovedCitations,
 		Fallbacks: r.progress.Fallbacks, SearchCalls: r.calls, MarkdownPath: out.MarkdownPath,
 		JSONPath: out.JSONPath, SVGPath: out.SVGPath, Evidence: out.Evidence, Usage: r.usage, Notes: r.progress.Notes,
+		Enrichment: research.RenumberEnrichment(r.enrichment, out.SourceOrder), Diagnosis: r.progress.Diagnosis,
 	}
 	for i := range report.Sources {
 		report.Sources[i].Text = "" // page text stays in the saved report, not the result
@@ -387,6 +404,21 @@ func (r *run) search(ctx workflow.Context, task string, p Plan) {
 	}
 }
 
+// diagnose reads the rounds' novelty curve for what it says about the queries (too broad,
+// near-duplicates) and notes it for the progress view and the report.
+func (r *run) diagnose() {
+	var scored []novelty.RoundNovelty
+	for _, rec := range r.progress.Rounds {
+		if rec.Scored {
+			scored = append(scored, novelty.RoundNovelty{Round: rec.Round, Novelty: rec.Novelty})
+		}
+	}
+	r.progress.Diagnosis = novelty.DiagnoseQueries(scored)
+	for _, d := range r.progress.Diagnosis {
+		r.note("queries: " + d)
+	}
+}
+
 // stopBefore ends the search before a round on a stop request or a spent model budget.
 func (r *run) stopBefore(round int) bool {
 	if r.stop.ReceiveAsync(nil) {
@@ -476,11 +508,43 @@ func (r *run) searchRound(ctx workflow.Context, rec *research.Round, rounds int)
 	return out.Results, roundGoesOn
 }
 
-// belowFloor is the quality floor: a thin first search gets one simplified fallback query,
-// whose results join the round's.
+// belowFloor is the quality floor: a thin first search is retried once with the simplified
+// query (jargon stripped: the first words of the core concept), whose results replace the thin
+// ones when they are better (more text).
 func (r *run) belowFloor(ctx workflow.Context, rec *research.Round, out activities.SearchOutput) []search.Result {
-	results, floor := out.Results, r.cfg.QualityFloor
+	if r.floorReplace < 1 {
+		return r.belowFloorV0(ctx, rec, out)
+	}
+	thin := fmt.Sprintf("first search returned %d chars (< floor %d)", out.Chars, r.cfg.QualityFloor)
 	simple := plan.Simplify(rec.Query)
+	if simple == "" || plan.SameAsQuestion(simple, r.req.Question) || slices.Contains(r.asked, simple) {
+		rec.Note = thin + "; no simpler query to fall back to"
+		return out.Results
+	}
+	fb, err := r.searchOnce(ctx, simple)
+	r.asked = append(r.asked, simple)
+	rec.FallbackQuery = simple
+	results := out.Results
+	switch {
+	case err != nil:
+		rec.Note = fmt.Sprintf("%s; fallback query %q failed: %s; the first results are kept", thin, simple, errMsg(err))
+	case fb.Chars > out.Chars:
+		rec.Note = fmt.Sprintf("%s; fallback query %q returned %d chars and replaced them", thin, simple, fb.Chars)
+		rec.Decision = DecisionFallback
+		rec.Results, rec.Chars, rec.Cached = len(fb.Results), fb.Chars, fb.Cached
+		results = fb.Results
+	default:
+		rec.Note = fmt.Sprintf("%s; fallback query %q returned %d chars, no better; the first results are kept", thin, simple, fb.Chars)
+	}
+	r.fallback("round 1: " + rec.Note)
+	return results
+}
+
+// belowFloorV0 is the quality floor before floor-replace (the two most salient terms, merged
+// with the thin results), kept so older runs replay.
+func (r *run) belowFloorV0(ctx workflow.Context, rec *research.Round, out activities.SearchOutput) []search.Result {
+	results, floor := out.Results, r.cfg.QualityFloor
+	simple := plan.SimplifyV0(rec.Query)
 	if simple == "" || plan.SameAsQuestion(simple, r.req.Question) {
 		rec.Note = fmt.Sprintf("first search returned %d chars (< floor %d); no simpler query to fall back to", out.Chars, floor)
 		return results
@@ -671,8 +735,89 @@ func (r *run) compress(ctx workflow.Context, task string, fresh []search.Result)
 	return nil
 }
 
-// enrich reads in full the results whose snippets add most to the knowledge state.
+// enrich reads in full the results whose snippets add most to the knowledge state: up to
+// EnrichCount of them, in rank order, skipping those over the overlap cut; a failed fetch is
+// replaced by the next candidate. Every decision is recorded for the report.
 func (r *run) enrich(ctx workflow.Context, task string) {
+	if r.enrichReplace < 1 {
+		r.enrichV0(ctx, task)
+		return
+	}
+	texts := make([]string, len(r.sources))
+	indexed := make([]bool, len(r.sources))
+	for i, s := range r.sources {
+		if strings.TrimSpace(s.Snippet) != "" {
+			texts[i] = s.Title + ". " + s.Snippet
+		}
+		// synthesis reads corpus passages whole; nothing to fetch
+		indexed[i] = r.evidenceGate >= 1 && s.Indexed()
+	}
+	cands := novelty.EnrichmentCandidates(texts, indexed, r.knowledge, *r.cfg.EnrichOverlapCut)
+	want := *r.cfg.EnrichCount
+	useModel := r.caps.Embedder && r.canSpend(want)
+	fctx := workflow.WithActivityOptions(ctx, fetchOptions)
+	type pending struct {
+		idx         int
+		overlap     float64
+		replacement bool
+		future      workflow.Future
+	}
+	var fetches []pending
+	next := 0
+	// launch starts the next candidate's fetch, recording the skips it passes over
+	launch := func(replacement bool) bool {
+		for next < len(cands) {
+			c := cands[next]
+			next++
+			s := r.sources[c.Index]
+			switch {
+			case c.Indexed:
+				continue
+			case c.Skip:
+				r.enrichment = append(r.enrichment, research.Enrichment{N: s.N, URL: s.URL, Decision: research.EnrichSkipped, Overlap: c.Overlap,
+					Note: fmt.Sprintf("skipping %s: %.0f%% overlap with the knowledge state", s.URL, 100*c.Overlap)})
+				continue
+			}
+			fetches = append(fetches, pending{idx: c.Index, overlap: c.Overlap, replacement: replacement,
+				future: workflow.ExecuteActivity(fctx, researchActs.FetchPage, activities.FetchInput{URL: s.URL, DocID: s.DocID,
+					Provider: s.Provider, Question: task, UseModel: useModel})})
+			return true
+		}
+		return false
+	}
+	for len(fetches) < want && launch(false) {
+	}
+	for i := 0; i < len(fetches); i++ {
+		f := fetches[i]
+		s := &r.sources[f.idx]
+		rec := research.Enrichment{N: s.N, URL: s.URL, Decision: research.EnrichFetched, Overlap: f.overlap}
+		if f.replacement {
+			rec.Decision = research.EnrichReplaced
+		}
+		var out activities.FetchOutput
+		if err := f.future.Get(ctx, &out); err != nil {
+			rec.Decision, rec.Note = research.EnrichFailed, errMsg(err)
+			r.enrichment = append(r.enrichment, rec)
+			what := "no candidate left to replace it"
+			if launch(true) { // the next candidate takes its place
+				what = "replaced by " + r.sources[fetches[len(fetches)-1].idx].URL
+			}
+			// by URL: the sources are renumbered after synthesis
+			r.fallback(fmt.Sprintf("enrichment of %s failed: %s; %s", s.URL, errMsg(err), what))
+			continue
+		}
+		r.enrichment = append(r.enrichment, rec)
+		r.addUsage(out.Usage)
+		s.Enriched = true
+		s.Text = out.Text
+		r.progress.Enriched++
+	}
+	r.progress.Enrichment = r.enrichment
+}
+
+// enrichV0 is enrichment before enrich-replace: candidates picked up front, a failed fetch not
+// replaced, skips not recorded. It stays so older runs replay.
+func (r *run) enrichV0(ctx workflow.Context, task string) {
 	snippets := make([]string, len(r.sources))
 	for i, s := range r.sources {
 		snippets[i] = s.Title + ". " + s.Snippet

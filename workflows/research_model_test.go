@@ -81,7 +81,7 @@ func TestBadModelAnswersFallBackAndFabricatedCitationsAreRemoved(t *testing.T) {
 	require.Contains(t, all, "no integer; scored 5")
 	require.Contains(t, all, "compression round 2")
 	require.Equal(t, 5.0, rep.Rounds[1].Novelty, "unparseable novelty scores the neutral 5")
-	require.False(t, rep.Extractive)
+	require.False(t, rep.Extractive, "%v", rep.Fallbacks)
 	require.Equal(t, 2, rep.RemovedCitations, "[77] and [42] point at no retrieved source")
 	require.NotContains(t, rep.Markdown, "[77]")
 	require.Contains(t, rep.Markdown, "Citations removed: 2")
@@ -156,4 +156,50 @@ func TestOllamaDownIsRetriedThenFallsBackKeepingTheEvidence(t *testing.T) {
 	require.NotEmpty(t, rep.Sources)
 	require.Contains(t, strings.Join(rep.Fallbacks, "\n"), "synthesis: extractive report written instead: model unavailable after 3 attempts")
 	require.GreaterOrEqual(t, model.attempts, 3*3, "each model stage was retried before falling back")
+}
+
+// storyModel is the tiny test model as synthesis producer: it writes children's-story text
+// with no citation, from a prompt that held held sources (-1: all).
+type storyModel struct {
+	brokenModel
+	held int
+}
+
+func (m *storyModel) GenerateFitted(_ context.Context, _ llm.Stage, _, _ string, ev []string, _ func([]string) string) (string, llm.Usage, int, error) {
+	n := len(ev)
+	if m.held >= 0 {
+		n = m.held
+	}
+	return "Once upon a time there was a little cat. She liked to play in the sun with her friend the dog.", m.count(), n, nil
+}
+
+// A synthesis not grounded in the sources (written from none of them, or citing none) is
+// refused: the extractive answer is written instead, the reason is in the report, and every
+// source is listed.
+func TestUngroundedSynthesisIsRefused(t *testing.T) {
+	for _, tc := range []struct {
+		held int
+		why  string
+	}{
+		{held: 0, why: "the prompt held 0 of 9 sources to fit the model's context (at least 3 needed)"},
+		{held: -1, why: "only 0 of 2 sentences of the model's answer cite a source"},
+	} {
+		model := &storyModel{held: tc.held}
+		h := newResearchEnv(t, novel("a"), novel("b"), novel("c"))
+		h.env = h.NewTestWorkflowEnvironment()
+		h.env.RegisterWorkflow(ResearchWorkflow)
+		h.env.RegisterActivity(activities.NewActivities(activities.Deps{
+			Providers: map[string]search.Provider{"corpus": h.provider}, Model: model, ReportDir: t.TempDir()}))
+		rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Strategy: config.StrategyFixed, FixedRounds: 3}})
+		require.True(t, rep.Extractive, "held %d: %v", tc.held, rep.Fallbacks)
+		require.Contains(t, strings.Join(rep.Fallbacks, "\n"), "synthesis: model report refused, extractive report written instead: "+tc.why)
+		require.NotContains(t, rep.Markdown, "Once upon a time")
+		require.Contains(t, rep.Markdown, "> Extractive report: model report refused")
+		require.Contains(t, rep.Markdown, tc.why, "the saved report names the reason")
+		require.Len(t, rep.Sources, 9)
+		for _, s := range rep.Sources {
+			require.Contains(t, rep.Markdown, fmt.Sprintf("- [%d] ", s.N)+s.Title, "every source is listed")
+		}
+		require.Contains(t, rep.Markdown, "[1]", "the extractive answer cites")
+	}
 }

@@ -195,16 +195,44 @@ func TestLearningGateStopsWhenNewPagesRepeatKnownFacts(t *testing.T) {
 	require.Len(t, rep.Sources, 6, "passages are sources by id; the rejected round's are not merged")
 }
 
-func TestQualityFloorFallbackFires(t *testing.T) {
+// A thin first round is searched again with the jargon stripped ("Go garbage collector decide
+// GOGC tune" -> "garbage collector decide"), and the better results replace the thin ones.
+func TestQualityFloorFallbackReplacesThinResults(t *testing.T) {
 	thin := []search.Result{{URL: "https://example.org/thin", Title: "thin", Snippet: "short"}}
 	h := newResearchEnv(t, thin, novel("fb"), novel("b"), novel("c"))
 	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Strategy: config.StrategyFixed, FixedRounds: 2}})
 	require.Equal(t, DecisionFallback, rep.Rounds[0].Decision)
-	require.Contains(t, rep.Rounds[0].Note, "fallback query")
+	require.Contains(t, rep.Rounds[0].Note, "replaced them")
 	require.Len(t, h.provider.queries, 3, "round 1 searched twice, round 2 once")
-	require.Equal(t, plan.Simplify(h.provider.queries[0]), h.provider.queries[1])
+	require.Equal(t, "garbage collector decide", h.provider.queries[1], "jargon stripped: the first words of the core concept")
+	require.Equal(t, "garbage collector decide", rep.Rounds[0].FallbackQuery)
 	require.NotEmpty(t, rep.Fallbacks)
-	require.Len(t, rep.Sources, 1+3+3)
+	require.Len(t, rep.Sources, 3+3, "the thin result is replaced, not merged")
+	for _, s := range rep.Sources {
+		require.NotEqual(t, "https://example.org/thin", s.URL)
+	}
+	require.Equal(t, 3, rep.Rounds[0].Results)
+}
+
+// A fallback that is no better than the thin results leaves them in place.
+func TestQualityFloorKeepsThinResultsWhenTheFallbackIsNoBetter(t *testing.T) {
+	thin := []search.Result{{URL: "https://example.org/thin", Title: "thin", Snippet: "short but something"}}
+	thinner := []search.Result{{URL: "https://example.org/thinner", Title: "x", Snippet: "y"}}
+	h := newResearchEnv(t, thin, thinner, novel("b"))
+	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Strategy: config.StrategyFixed, FixedRounds: 2}})
+	require.Len(t, h.provider.queries, 3)
+	require.Contains(t, rep.Rounds[0].Note, "no better; the first results are kept")
+	require.Equal(t, "https://example.org/thin", rep.Sources[0].URL)
+	require.Len(t, rep.Sources, 1+3)
+}
+
+// A short query (two terms) gets a fallback when a simplification exists.
+func TestQualityFloorSimplifiesShortQueries(t *testing.T) {
+	thin := []search.Result{{URL: "https://example.org/thin", Title: "thin", Snippet: "short"}}
+	h := newResearchEnv(t, thin, novel("fb"), novel("b"))
+	rep := h.run(t, ResearchRequest{Question: "What is GOGC tuning?", Seed: 7, Config: config.Research{Strategy: config.StrategyFixed, FixedRounds: 2}})
+	require.Equal(t, []string{"GOGC tuning", "tuning"}, h.provider.queries[:2])
+	require.Equal(t, DecisionFallback, rep.Rounds[0].Decision)
 }
 
 func TestCompressionNeverRunsForARejectedRound(t *testing.T) {

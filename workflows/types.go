@@ -66,6 +66,10 @@ type Progress struct {
 	Notes         []string       `json:"notes,omitempty"`
 	// Coverage is, per aspect of the question, the share of its terms the evidence holds (0-1).
 	Coverage []float64 `json:"coverage,omitempty"`
+	// Enrichment is every enrichment decision: fetched, failed, replacement, skipped (with overlap).
+	Enrichment []research.Enrichment `json:"enrichment,omitempty"`
+	// Diagnosis is what the rounds' novelty curve says about the queries (novelty.DiagnoseQueries).
+	Diagnosis []string `json:"diagnosis,omitempty"`
 }
 
 // ResearchReport is the output of ResearchWorkflow.
@@ -92,4 +96,8 @@ type ResearchReport struct {
 	Usage    research.Usage `json:"usage"`
 	Notes    []string       `json:"notes,omitempty"`
 	Task     string         `json:"task,omitempty"` // the question after the vision bridge
+	// Enrichment is every enrichment decision, numbered as the report's sources.
+	Enrichment []research.Enrichment `json:"enrichment,omitempty"`
+	// Diagnosis is what the rounds' novelty curve says about the queries; also in Notes.
+	Diagnosis []string `json:"diagnosis,omitempty"`
 }

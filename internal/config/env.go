@@ -36,6 +36,15 @@ type Env struct {
 	FetchAllow    []string // SATED_FETCH_ALLOW, comma list: hosts or CIDRs the fetcher may reach although private
 	FetchTimeout  time.Duration
 
+	// SearchCache (SATED_SEARCH_CACHE: on or off, default on) serves repeated searches from
+	// the cache; off asks the provider every time (the run's search record stays on).
+	SearchCache bool
+	// CacheTTL (SATED_SEARCH_CACHE_TTL, default 24h) is how long a cached search counts as fresh.
+	CacheTTL time.Duration
+	// ChunkBudget (SATED_CHUNK_BUDGET, alias HARNESS_CHUNK_BUDGET; default 12000) is how many
+	// characters of an enriched page the chunker keeps.
+	ChunkBudget int
+
 	// ActivityJournal (SATED_ACTIVITY_JOURNAL) is a test hook: the file the reliability tests
 	// read started and completed activities from. Empty in a deployment.
 	ActivityJournal string
@@ -64,8 +73,13 @@ type ModelTuning struct {
 	Planner, Producer, Evaluator, Embedder, Vision StageTuning
 }
 
-// DefaultFetchTimeout bounds one page fetch when SATED_FETCH_TIMEOUT is unset.
-const DefaultFetchTimeout = 20 * time.Second
+// Defaults of the variables that have one.
+const (
+	DefaultFetchTimeout = 20 * time.Second // SATED_FETCH_TIMEOUT
+	DefaultCacheTTL     = 24 * time.Hour   // SATED_SEARCH_CACHE_TTL
+	DefaultChunkBudget  = 12000            // SATED_CHUNK_BUDGET, the chunker's default budget
+	maxChunkBudget      = 10_000_000
+)
 
 // FromEnv reads the process configuration. Every variable is documented in the README. A
 // malformed value is a one-line error naming the variable and the value.
@@ -106,6 +120,15 @@ func fromLookup(lookup func(string) string) (Env, error) {
 	}
 	var err error
 	if e.FetchTimeout, err = positiveDuration("SATED_FETCH_TIMEOUT", getenv("SATED_FETCH_TIMEOUT", ""), DefaultFetchTimeout); err != nil {
+		return Env{}, err
+	}
+	if e.SearchCache, err = onOff("SATED_SEARCH_CACHE", getenv("SATED_SEARCH_CACHE", "on")); err != nil {
+		return Env{}, err
+	}
+	if e.CacheTTL, err = positiveDuration("SATED_SEARCH_CACHE_TTL", getenv("SATED_SEARCH_CACHE_TTL", ""), DefaultCacheTTL); err != nil {
+		return Env{}, err
+	}
+	if e.ChunkBudget, err = chunkBudget(getenv); err != nil {
 		return Env{}, err
 	}
 	if e.LogLevel, err = logLevel(getenv("SATED_LOG_LEVEL", "info")); err != nil {
@@ -173,6 +196,34 @@ func positiveDuration(name, v string, def time.Duration) (time.Duration, error) 
 		return 0, badValue(name, v, "not a positive duration")
 	}
 	return d, nil
+}
+
+// onOff parses a switch: on, off, true, false, 1 or 0.
+func onOff(name, v string) (bool, error) {
+	switch strings.ToLower(v) {
+	case "on", "true", "1":
+		return true, nil
+	case "off", "false", "0":
+		return false, nil
+	}
+	return false, badValue(name, v, "want on or off")
+}
+
+// chunkBudget reads SATED_CHUNK_BUDGET, or the design's name HARNESS_CHUNK_BUDGET when only
+// that is set; an error names the variable that was read.
+func chunkBudget(getenv func(k, def string) string) (int, error) {
+	name, v := "SATED_CHUNK_BUDGET", getenv("SATED_CHUNK_BUDGET", "")
+	if alias := getenv("HARNESS_CHUNK_BUDGET", ""); v == "" && alias != "" {
+		name, v = "HARNESS_CHUNK_BUDGET", alias
+	}
+	if v == "" {
+		return DefaultChunkBudget, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 || n > maxChunkBudget {
+		return 0, badValue(name, v, fmt.Sprintf("not a positive integer up to %d (characters)", maxChunkBudget))
+	}
+	return n, nil
 }
 
 func optionalCount(name, v string) (*int, error) {

@@ -16,7 +16,8 @@ func TestFromEnvDefaults(t *testing.T) {
 	}
 	if e.TemporalAddress != "localhost:7233" || e.TemporalNamespace != "default" || e.TaskQueue != "sated-research" ||
 		e.MemoryTaskQueue != "sated-memory" || e.FetchTimeout != DefaultFetchTimeout || e.UIURL != "http://localhost:8233" ||
-		e.DuckDuckGoURL == "" || e.OllamaHost != "" || e.FetchAllow != nil || e.Tuning != (ModelTuning{}) {
+		e.DuckDuckGoURL == "" || e.OllamaHost != "" || e.FetchAllow != nil || e.Tuning != (ModelTuning{}) ||
+		!e.SearchCache || e.CacheTTL != 24*time.Hour || e.ChunkBudget != 12000 {
 		t.Fatalf("defaults drifted: %+v", e)
 	}
 	if !filepath.IsAbs(e.DataDir) || filepath.Base(e.DataDir) != ".sated" {
@@ -48,6 +49,11 @@ func TestFromEnvGoodValues(t *testing.T) {
 				tu.Evaluator.Temperature != nil && *tu.Evaluator.Temperature == 2 && tu.Planner.NumCtx == nil && tu.Producer.Temperature == nil
 		}},
 		{map[string]string{"SATED_UI_URL": "https://ui.example/", "USER": "ada"}, func(e Env) bool { return e.UIURL == "https://ui.example" && e.User == "ada" }},
+		{map[string]string{"SATED_SEARCH_CACHE": "off", "SATED_SEARCH_CACHE_TTL": "2h"}, func(e Env) bool { return !e.SearchCache && e.CacheTTL == 2*time.Hour }},
+		{map[string]string{"SATED_SEARCH_CACHE": "ON"}, func(e Env) bool { return e.SearchCache }},
+		{map[string]string{"SATED_CHUNK_BUDGET": "4000"}, func(e Env) bool { return e.ChunkBudget == 4000 }},
+		{map[string]string{"HARNESS_CHUNK_BUDGET": "6000"}, func(e Env) bool { return e.ChunkBudget == 6000 }},
+		{map[string]string{"SATED_CHUNK_BUDGET": "4000", "HARNESS_CHUNK_BUDGET": "6000"}, func(e Env) bool { return e.ChunkBudget == 4000 }},
 		{map[string]string{"SATED_ACTIVITY_JOURNAL": "/tmp/j"}, func(e Env) bool { return e.ActivityJournal == "/tmp/j" }},
 		{map[string]string{"SATED_EMBED_MODEL": "nomic-embed-text", "OLLAMA_HOST": "http://o:11434"}, func(e Env) bool {
 			return e.EmbedModel == "nomic-embed-text" && e.OllamaHost == "http://o:11434" && e.Var("USER") == ""
@@ -78,6 +84,14 @@ func TestFromEnvBadValuesNameTheVariable(t *testing.T) {
 		{"SATED_VISION_TEMPERATURE", "hot", `SATED_VISION_TEMPERATURE="hot": not a number in [0,2]`},
 		{"SATED_PLANNER_TEMPERATURE", "NaN", `SATED_PLANNER_TEMPERATURE="NaN": not a number in [0,2]`},
 		{"SATED_PLANNER_TEMPERATURE", "Inf", `SATED_PLANNER_TEMPERATURE="Inf": not a number in [0,2]`},
+		{"SATED_SEARCH_CACHE", "maybe", `SATED_SEARCH_CACHE="maybe": want on or off`},
+		{"SATED_SEARCH_CACHE_TTL", "1d", `SATED_SEARCH_CACHE_TTL="1d": not a duration`},
+		{"SATED_SEARCH_CACHE_TTL", "-1h", `SATED_SEARCH_CACHE_TTL="-1h": not a positive duration`},
+		{"SATED_SEARCH_CACHE_TTL", "NaN", `SATED_SEARCH_CACHE_TTL="NaN": not a duration`},
+		{"SATED_CHUNK_BUDGET", "-5", `SATED_CHUNK_BUDGET="-5": not a positive integer up to 10000000 (characters)`},
+		{"SATED_CHUNK_BUDGET", "NaN", `SATED_CHUNK_BUDGET="NaN": not a positive integer up to 10000000 (characters)`},
+		{"SATED_CHUNK_BUDGET", "0", `SATED_CHUNK_BUDGET="0": not a positive integer up to 10000000 (characters)`},
+		{"HARNESS_CHUNK_BUDGET", "1e3", `HARNESS_CHUNK_BUDGET="1e3": not a positive integer up to 10000000 (characters)`},
 	}
 	for _, c := range cases {
 		_, err := fromLookup(lookupIn(map[string]string{c.name: c.value}))

@@ -35,6 +35,23 @@ const (
 	Vision    Stage = "vision"
 )
 
+// Task stages run on another stage's model (so the server keeps one model loaded) with the
+// design's own caps: novelty is a score, the first integer of a 3-token answer at temperature
+// 0; compression is a few facts, 400 tokens at 0.1. The synthesis keeps the producer's caps.
+const (
+	NoveltyJudge Stage = "novelty"     // the evaluator's model
+	Compressor   Stage = "compression" // the producer's model
+)
+
+// Design caps of the task stages, and how much knowledge and result text their prompts show.
+const (
+	NoveltyMaxTokens       = 3
+	CompressionMaxTokens   = 400
+	CompressionTemperature = 0.1
+	PromptKnowledgeChars   = 800
+	PromptResultsChars     = 800
+)
+
 // StageConfig is one stage's model and sampling settings. An empty Model means the stage is
 // not configured and callers use their deterministic counterpart.
 type StageConfig struct {
@@ -89,6 +106,14 @@ func (c Config) Stage(s Stage) StageConfig {
 		return c.Embedder
 	case Vision:
 		return c.Vision
+	case NoveltyJudge:
+		sc := c.Evaluator
+		sc.MaxTokens, sc.Temperature = NoveltyMaxTokens, 0
+		return sc
+	case Compressor:
+		sc := c.Producer
+		sc.MaxTokens, sc.Temperature = CompressionMaxTokens, CompressionTemperature
+		return sc
 	}
 	return StageConfig{}
 }
@@ -405,7 +430,7 @@ func repairPrompt(problem error, schema json.RawMessage) string {
 // GenerateFitted drops or shortens evidence so system, render(evidence) and question fit the
 // model's real window (num_ctx clamped to its trained length) with room left for the answer.
 // The prompt is render(evidence) then the question, which is never cut. If the server still
-// reports a cut prompt, it retries once with half the evidence. It returns the answer, the
+// reports a cut prompt, it retries once with each source in half the room. It returns the answer, the
 // usage of both calls (Truncated from the last) and how many evidence items the answer saw.
 func (c *Client) GenerateFitted(ctx context.Context, stage Stage, system, question string, evidence []string, render func(evidence []string) string) (string, Usage, int, error) {
 	sc, err := c.stage(stage)
@@ -419,7 +444,8 @@ func (c *Client) GenerateFitted(ctx context.Context, stage Stage, system, questi
 	if err != nil || !total.Truncated || len(ev) == 0 {
 		return strings.TrimSpace(r.text), total, len(ev), err
 	}
-	ev = ev[:len(ev)/2]
+	// still cut: every source keeps half its room
+	ev = fitRoom(evidence, (sc.NumCtx-reserve(sc)-EstimateTokens(system+"\n"+prompt(nil)))/2)
 	r, u, err := c.chat(ctx, sc, messages(system, prompt(ev)), nil)
 	total.Add(u)
 	total.Truncated = u.Truncated

@@ -38,6 +38,31 @@ func numbered(sources []PromptSource) string {
 	return strings.Join(SourceEvidence(sources), "\n\n") + "\n\n"
 }
 
+// trimmedResults renders results for the novelty and compression prompts: each result gets an
+// equal share of PromptResultsChars (title and text, no URL), so the prompt stays small
+// whatever the provider returned.
+func trimmedResults(sources []PromptSource) string {
+	if len(sources) == 0 {
+		return "(none)\n"
+	}
+	share := PromptResultsChars / len(sources)
+	var b strings.Builder
+	for i, s := range sources {
+		entry := strings.Join(strings.Fields(s.Title+": "+s.Text), " ")
+		fmt.Fprintf(&b, "[%d] %s\n", i+1, clip(entry, share))
+	}
+	return b.String() + "\n"
+}
+
+// trimmedKnowledge is the knowledge state as the novelty and compression prompts show it:
+// at most PromptKnowledgeChars.
+func trimmedKnowledge(knowledge string) string {
+	if k := strings.TrimSpace(knowledge); k != "" {
+		return clip(k, PromptKnowledgeChars)
+	}
+	return "(nothing yet)"
+}
+
 // ---- Plan ----
 
 // Plan is the planner's answer.
@@ -99,13 +124,11 @@ const NeutralNovelty = 5
 
 const noveltySystem = "You judge how much new information search results add. You answer with a single integer from 0 to 10 and nothing else."
 
-// NoveltyPrompt asks how novel new results are against the knowledge state (answer: 0-10).
+// NoveltyPrompt asks how novel new results are against the knowledge state (answer: 0-10);
+// knowledge and results are cut to PromptKnowledgeChars and PromptResultsChars.
 func NoveltyPrompt(knowledge string, results []PromptSource) (system, prompt string) {
-	if strings.TrimSpace(knowledge) == "" {
-		knowledge = "(nothing yet)"
-	}
-	return noveltySystem, "What we already know:\n" + strings.TrimSpace(knowledge) + "\n\n" +
-		"New search results:\n" + numbered(results) +
+	return noveltySystem, "What we already know:\n" + trimmedKnowledge(knowledge) + "\n\n" +
+		"New search results:\n" + trimmedResults(results) +
 		"How much new, relevant information do the new results add to what we know? " +
 		"0 means nothing new, 10 means almost everything is new. Answer with one integer from 0 to 10."
 }
@@ -136,14 +159,12 @@ var CompressionSchema = json.RawMessage(`{"type":"object","properties":{` +
 
 const compressionSystem = "You merge research notes into a short list of facts. You answer with one JSON object and nothing else."
 
-// CompressionPrompt asks to merge the knowledge state and new results into 5-8 facts.
+// CompressionPrompt asks to merge the knowledge state and new results into 5-8 facts;
+// knowledge and results are cut as in NoveltyPrompt.
 func CompressionPrompt(question, knowledge string, results []PromptSource) (system, prompt string) {
-	if strings.TrimSpace(knowledge) == "" {
-		knowledge = "(nothing yet)"
-	}
 	return compressionSystem, "Research question:\n" + strings.TrimSpace(question) + "\n\n" +
-		"Current knowledge:\n" + strings.TrimSpace(knowledge) + "\n\n" +
-		"New search results:\n" + numbered(results) +
+		"Current knowledge:\n" + trimmedKnowledge(knowledge) + "\n\n" +
+		"New search results:\n" + trimmedResults(results) +
 		"Merge the current knowledge and the new results into 5 to 8 short, self-contained facts relevant to the question. " +
 		"Keep numbers, names and dates; drop repetition. Answer as JSON: {\"facts\": [...]}."
 }

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -83,29 +84,60 @@ func EstimateTokens(s string) int {
 // minPieceTokens is the smallest shortened evidence item worth keeping.
 const minPieceTokens = 32
 
-// FitPrompt returns the leading evidence items that fit, with fixed text (system prompt,
-// instructions, question: never cut), into numCtx tokens minus reserve for the answer; the
-// first item that does not fit is shortened into the space left and the rest are dropped.
+// FitPrompt returns the evidence that fits, with fixed text (system prompt, instructions,
+// question: never cut), into numCtx tokens minus reserve for the answer. Evidence is trimmed
+// per item, not dropped: when it does not all fit whole, every kept item gets an equal share
+// of the room (an item shorter than its share stays whole and leaves the rest to the others),
+// and items are dropped from the end only when the room cannot hold each at minPieceTokens.
 // numCtx <= 0 means no limit. The input slice is not modified.
 func FitPrompt(fixed string, evidence []string, numCtx, reserve int) []string {
 	if numCtx <= 0 {
 		return append([]string(nil), evidence...)
 	}
-	left := numCtx - reserve - EstimateTokens(fixed)
-	out := []string{}
-	for _, ev := range evidence {
-		cost := EstimateTokens(ev) + 2 // separator and numbering
-		if cost <= left {
-			out = append(out, ev)
-			left -= cost
-			continue
+	return fitRoom(evidence, numCtx-reserve-EstimateTokens(fixed))
+}
+
+// evidenceSep is the tokens a separator and numbering cost per evidence item.
+const evidenceSep = 2
+
+// fitRoom fits evidence into room tokens as FitPrompt describes.
+func fitRoom(evidence []string, room int) []string {
+	cost := make([]int, len(evidence))
+	total := 0
+	for i, ev := range evidence {
+		cost[i] = EstimateTokens(ev)
+		total += cost[i] + evidenceSep
+	}
+	if total <= room {
+		return append([]string(nil), evidence...)
+	}
+	k := min(len(evidence), max(room, 0)/(minPieceTokens+evidenceSep))
+	if k == 0 {
+		return []string{}
+	}
+	share := waterLevel(cost[:k], room-k*evidenceSep)
+	out := make([]string, k)
+	for i, ev := range evidence[:k] {
+		out[i] = ev
+		if cost[i] > share {
+			out[i] = clip(ev, share*7/2)
 		}
-		if left-2 >= minPieceTokens {
-			out = append(out, clip(ev, (left-2)*7/2))
-		}
-		break
 	}
 	return out
+}
+
+// waterLevel is the largest per-item size s such that sum(min(cost, s)) fits room.
+func waterLevel(cost []int, room int) int {
+	sorted := slices.Clone(cost)
+	slices.Sort(sorted)
+	left := room
+	for i, c := range sorted {
+		if c*(len(sorted)-i) > left {
+			return left / (len(sorted) - i)
+		}
+		left -= c
+	}
+	return sorted[len(sorted)-1]
 }
 
 // clip shortens s to at most n bytes on a rune boundary, marking the cut with an ellipsis.

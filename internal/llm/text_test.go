@@ -88,34 +88,38 @@ func TestFitPrompt(t *testing.T) {
 	item := func(n int) string { return strings.Repeat("e", n) }
 	ev := []string{item(700), item(700), item(700)} // 200 tokens each, 202 with separator
 	for _, tc := range []struct {
-		name          string
-		fixed         string
-		numCtx, resv  int
-		wantLens      []int
-		wantLastClip  bool
-		wantUnchanged bool
+		name         string
+		ev           []string
+		fixed        string
+		numCtx, resv int
+		wantLens     []int // 0: shortened (ends in an ellipsis, shorter than the item)
 	}{
 		{name: "no limit", numCtx: 0, wantLens: []int{700, 700, 700}},
 		{name: "all fit", numCtx: 1000, resv: 100, wantLens: []int{700, 700, 700}},
-		{name: "last shortened", numCtx: 700, resv: 100, wantLens: []int{700, 700, 0}, wantLastClip: true},
-		{name: "too little room to shorten: dropped", numCtx: 404 + 20, wantLens: []int{700, 700}},
-		{name: "fixed text counts", fixed: item(700), numCtx: 700, resv: 100, wantLens: []int{700, 0}, wantLastClip: true},
+		{name: "a little short: every source trimmed, none dropped", numCtx: 700, resv: 100, wantLens: []int{0, 0, 0}},
+		{name: "fixed text counts", fixed: item(700), numCtx: 700, resv: 100, wantLens: []int{0, 0, 0}},
+		{name: "room for two pieces: the third dropped", numCtx: 2*(minPieceTokens+2) + 5, wantLens: []int{0, 0}},
+		{name: "a short source stays whole, the long ones share the rest", ev: []string{item(700), item(70), item(700)},
+			numCtx: 300, wantLens: []int{0, 70, 0}},
 		{name: "fixed text alone too big", fixed: item(7000), numCtx: 700, wantLens: []int{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in := append([]string(nil), ev...)
+			src := ev
+			if tc.ev != nil {
+				src = tc.ev
+			}
+			in := append([]string(nil), src...)
 			got := FitPrompt(tc.fixed, in, tc.numCtx, tc.resv)
-			assert.Equal(t, ev, in, "input modified")
+			assert.Equal(t, src, in, "input modified")
 			require.Len(t, got, len(tc.wantLens))
 			for i, w := range tc.wantLens {
 				if w > 0 {
 					assert.Len(t, got[i], w)
+					continue
 				}
-			}
-			if tc.wantLastClip {
-				last := got[len(got)-1]
-				assert.True(t, strings.HasSuffix(last, "…"))
-				assert.Less(t, len(last), 700)
+				assert.True(t, strings.HasSuffix(got[i], "…"), "item %d shortened", i)
+				assert.Less(t, len(got[i]), len(src[i]))
+				assert.GreaterOrEqual(t, EstimateTokens(got[i]), minPieceTokens-1, "item %d kept a useful piece", i)
 			}
 			if tc.numCtx > 0 {
 				total := EstimateTokens(tc.fixed)
@@ -239,7 +243,7 @@ func TestPrompts(t *testing.T) {
 
 	_, p = NoveltyPrompt("", []PromptSource{{Title: "T", URL: "u", Text: "snippet"}})
 	assert.Contains(t, p, "(nothing yet)")
-	assert.Contains(t, p, "[1] T (u)\nsnippet")
+	assert.Contains(t, p, "[1] T: snippet")
 
 	_, p = GapQueryPrompt("q", "k", []string{"gap one"}, []string{"tried one"})
 	assert.Contains(t, p, "- gap one")

@@ -48,6 +48,32 @@ func SelectForEnrichment(snippets []string, known string, cut float64, count int
 	return out
 }
 
+// EnrichCandidate is one source as enrichment sees it, in rank order: its overlap with the
+// knowledge state and whether that is over the cut (Skip). Indexed sources are never fetched.
+type EnrichCandidate struct {
+	Index   int
+	Overlap float64
+	Skip    bool
+	Indexed bool
+}
+
+// EnrichmentCandidates ranks every source for enrichment. A source whose snippet is empty has
+// overlap 0: nothing of the page is known yet, so reading it can only add. (Overlap counts empty
+// text as fully known, which never fetched such a page.) snippets[i] is the source's title and
+// snippet, "" when the snippet is empty; indexed[i] marks a source read from the index instead.
+func EnrichmentCandidates(snippets []string, indexed []bool, known string, cut float64) []EnrichCandidate {
+	out := make([]EnrichCandidate, len(snippets))
+	for i, s := range snippets {
+		c := EnrichCandidate{Index: i, Indexed: i < len(indexed) && indexed[i]}
+		if s != "" {
+			c.Overlap = Round2(Overlap(s, known))
+		}
+		c.Skip = !c.Indexed && c.Overlap > cut
+		out[i] = c
+	}
+	return out
+}
+
 // splitmix64 is a small, well-mixed hash: the same seed and round always give the same draw.
 func splitmix64(x uint64) uint64 {
 	x += 0x9e3779b97f4a7c15

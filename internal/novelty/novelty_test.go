@@ -144,3 +144,26 @@ func TestEmbedding(t *testing.T) {
 		t.Fatal("mismatched or zero vectors must score 0")
 	}
 }
+
+func TestEnrichmentCandidates(t *testing.T) {
+	known := "the collector is concurrent and paced by the heap goal"
+	for _, tc := range []struct {
+		name     string
+		snippet  string
+		indexed  bool
+		wantSkip bool
+		wantOver float64
+	}{
+		{name: "new page", snippet: "GOMEMLIMIT sets a soft memory limit", wantOver: 0},
+		{name: "mostly known", snippet: "collector concurrent heap goal paced", wantSkip: true, wantOver: 1},
+		{name: "empty snippet is a candidate, not fully known", snippet: "", wantOver: 0},
+		{name: "indexed passage is never fetched nor skipped", snippet: "collector concurrent heap goal", indexed: true, wantOver: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := EnrichmentCandidates([]string{tc.snippet}, []bool{tc.indexed}, known, 0.5)
+			if len(got) != 1 || got[0].Skip != tc.wantSkip || got[0].Overlap != tc.wantOver || got[0].Indexed != tc.indexed {
+				t.Fatalf("got %+v, want skip %v overlap %v", got, tc.wantSkip, tc.wantOver)
+			}
+		})
+	}
+}

@@ -112,9 +112,44 @@ func Queries(question string) []string {
 	return out
 }
 
-// Simplify is the fallback for a first search that returned too little: the two most salient
-// terms. It returns "" when the query cannot be made simpler.
+// coreWords is how many words of the core concept a simplified query keeps.
+const coreWords = 3
+
+// Simplify is the quality-floor fallback for a search that returned too little: the query
+// with its jargon stripped (IsJargon), cut to the first coreWords words of what remains, the
+// core concept. It returns "" when no simpler query exists: nothing but jargon, or nothing to
+// strip or cut.
 func Simplify(query string) string {
+	var core []string
+	for _, t := range Terms(query) {
+		if !IsJargon(t) {
+			core = append(core, t)
+		}
+	}
+	if len(core) == 0 {
+		return ""
+	}
+	s := strings.Join(core[:min(len(core), coreWords)], " ")
+	if Normalize(s) == Normalize(query) {
+		return ""
+	}
+	return s
+}
+
+// IsJargon reports a term a plainer search does without: an acronym, identifier or name
+// (any capital letter or digit, or an identifier mark such as . _ / inside it).
+func IsJargon(term string) bool {
+	for _, r := range term {
+		if unicode.IsUpper(r) || unicode.IsDigit(r) || strings.ContainsRune("._/:", r) {
+			return true
+		}
+	}
+	return false
+}
+
+// SimplifyV0 is the fallback before the floor-replace change (the two most salient terms);
+// it stays so runs started before it replay.
+func SimplifyV0(query string) string {
 	terms := Terms(query)
 	if len(terms) <= 2 {
 		return ""

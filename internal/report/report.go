@@ -16,8 +16,10 @@ import (
 
 // Data is everything the report shows.
 type Data struct {
-	Question         string               `json:"question"`
-	Extractive       bool                 `json:"extractive"`
+	Question   string `json:"question"`
+	Extractive bool   `json:"extractive"`
+	// ExtractiveWhy is why a run with a model got an extractive report (refused or failed).
+	ExtractiveWhy    string               `json:"extractive_why,omitempty"`
 	Plan             *research.Plan       `json:"plan,omitempty"`
 	Rounds           []research.Round     `json:"rounds"`
 	Threshold        float64              `json:"threshold"`
@@ -28,6 +30,8 @@ type Data struct {
 	Fallbacks        []string             `json:"fallbacks,omitempty"`
 	Notes            []string             `json:"notes,omitempty"`
 	PriorKnowledge   []research.PriorFact `json:"prior_knowledge,omitempty"`
+	// Enrichment is every enrichment decision: which pages were read in full and why not others.
+	Enrichment []research.Enrichment `json:"enrichment,omitempty"`
 	// Coverage is how much of each aspect of the question the findings answer.
 	Coverage    []AspectCoverage `json:"coverage,omitempty"`
 	GeneratedAt time.Time        `json:"generated_at"`
@@ -50,7 +54,10 @@ func Markdown(d Data) string {
 		question = "Research report"
 	}
 	w("# %s\n\n", question)
-	if d.Extractive {
+	switch {
+	case d.Extractive && d.ExtractiveWhy != "":
+		w("> Extractive report: %s. The sentences below are quoted from the sources.\n\n", escapeInline(oneLine(d.ExtractiveWhy)))
+	case d.Extractive:
 		w("> %s\n\n", ExtractiveNotice)
 	}
 	if meta := metaLine(d); meta != "" {
@@ -94,6 +101,7 @@ func Markdown(d Data) string {
 			w("  - %s\n", oneLine(f))
 		}
 	}
+	writeEnrichment(&b, d.Enrichment)
 	b.WriteByte('\n')
 
 	if len(d.Notes) > 0 {
@@ -129,6 +137,25 @@ func Markdown(d Data) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// writeEnrichment lists the enrichment decisions under the run details: pages read in full,
+// failed fetches and what replaced them, and the pages skipped as already known.
+func writeEnrichment(b *strings.Builder, recs []research.Enrichment) {
+	if len(recs) == 0 {
+		return
+	}
+	b.WriteString("- Enrichment:\n")
+	for _, e := range recs {
+		switch e.Decision {
+		case research.EnrichSkipped:
+			fmt.Fprintf(b, "  - skipped [%d] %s: %.0f%% overlap with the knowledge state\n", e.N, e.URL, 100*e.Overlap)
+		case research.EnrichFailed:
+			fmt.Fprintf(b, "  - failed [%d] %s: %s\n", e.N, e.URL, oneLine(e.Note))
+		default:
+			fmt.Fprintf(b, "  - %s [%d] %s (%.0f%% overlap)\n", e.Decision, e.N, e.URL, 100*e.Overlap)
+		}
+	}
 }
 
 func metaLine(d Data) string {

@@ -39,6 +39,26 @@ type Round struct {
 	// Ranked lists the keys (SourceKey) of every result the round's search returned, best
 	// first, seen before or not: the answer fuses the rounds' rankings.
 	Ranked []string `json:"ranked,omitempty"`
+	// FallbackQuery is the simplified query the quality floor searched for a thin round.
+	FallbackQuery string `json:"fallback_query,omitempty"`
+}
+
+// Enrichment decisions: what happened to a source considered for reading in full.
+const (
+	EnrichFetched  = "fetched"
+	EnrichFailed   = "failed"
+	EnrichSkipped  = "skipped"
+	EnrichReplaced = "replacement" // fetched in place of a failed one
+)
+
+// Enrichment records one enrichment decision about a source, so the report shows why a page
+// was or was not read in full.
+type Enrichment struct {
+	N        int     `json:"n"`
+	URL      string  `json:"url"`
+	Decision string  `json:"decision"`
+	Overlap  float64 `json:"overlap"` // share of the snippet's terms the knowledge state has
+	Note     string  `json:"note,omitempty"`
 }
 
 // Source is one retrieved, deduplicated result with its citation number [N], and the page
@@ -84,6 +104,26 @@ func Renumber(sources []Source, order []int) []Source {
 			s.N = len(out) + 1
 			out = append(out, s)
 		}
+	}
+	return out
+}
+
+// RenumberEnrichment gives enrichment records the numbers Renumber gave their sources (order
+// as there); records of sources not in order keep theirs. The input is not modified.
+func RenumberEnrichment(recs []Enrichment, order []int) []Enrichment {
+	if len(recs) == 0 {
+		return nil
+	}
+	newN := make(map[int]int, len(order))
+	for i, n := range order {
+		newN[n] = i + 1
+	}
+	out := make([]Enrichment, len(recs))
+	for i, e := range recs {
+		if n, ok := newN[e.N]; ok {
+			e.N = n
+		}
+		out[i] = e
 	}
 	return out
 }

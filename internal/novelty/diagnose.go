@@ -1,0 +1,52 @@
+package novelty
+
+import "fmt"
+
+// Query diagnosis thresholds, from the design: a run whose every round is this new never met
+// the gate (the queries may be too broad); rounds 2-5 all this stale ask the same thing again.
+const (
+	BroadNovelty     = 7.0
+	DuplicateNovelty = 3.5
+	// diagnosedRounds is the last round the near-duplicate rule looks at.
+	diagnosedRounds = 5
+)
+
+// RoundNovelty is one scored round's novelty (round 1 is never scored).
+type RoundNovelty struct {
+	Round   int
+	Novelty float64
+}
+
+// DiagnoseQueries reads the novelty curve of a run's scored rounds and says what it suggests
+// about the queries: every round above BroadNovelty (at least two scored) means the gate never
+// bit and the queries may be too broad; every scored round of 2-5 below DuplicateNovelty (at
+// least two of them) means the queries are near-duplicates. Nil when neither holds.
+func DiagnoseQueries(rounds []RoundNovelty) []string {
+	var out []string
+	if len(rounds) >= 2 {
+		broad := true
+		for _, r := range rounds {
+			broad = broad && r.Novelty > BroadNovelty
+		}
+		if broad {
+			out = append(out, fmt.Sprintf("every scored round had novelty above %.1f: the gate never bit; the queries may be too broad", BroadNovelty))
+		}
+	}
+	var early []RoundNovelty
+	for _, r := range rounds {
+		if r.Round >= 2 && r.Round <= diagnosedRounds {
+			early = append(early, r)
+		}
+	}
+	if len(early) >= 2 {
+		dup := true
+		for _, r := range early {
+			dup = dup && r.Novelty < DuplicateNovelty
+		}
+		if dup {
+			out = append(out, fmt.Sprintf("rounds %d-%d all had novelty below %.1f: the queries are near-duplicates of each other",
+				early[0].Round, early[len(early)-1].Round, DuplicateNovelty))
+		}
+	}
+	return out
+}

@@ -1,0 +1,43 @@
+package novelty
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestDiagnoseQueries(t *testing.T) {
+	rn := func(scores ...float64) []RoundNovelty {
+		out := make([]RoundNovelty, len(scores))
+		for i, s := range scores {
+			out[i] = RoundNovelty{Round: i + 2, Novelty: s} // round 1 is never scored
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name   string
+		rounds []RoundNovelty
+		want   []string // substrings, in order; nil: no diagnosis
+	}{
+		{name: "no scored round", rounds: nil},
+		{name: "one scored round says nothing", rounds: rn(9)},
+		{name: "a normal curve", rounds: rn(8, 6, 4, 2.5)},
+		{name: "gate never bit", rounds: rn(8.5, 7.5, 9, 7.1), want: []string{"gate never bit; the queries may be too broad"}},
+		{name: "7.0 exactly is not above", rounds: rn(8, 7.0)},
+		{name: "rounds 2-5 near-duplicate", rounds: rn(2, 3, 1.5, 3.4), want: []string{"rounds 2-5 all had novelty below 3.5: the queries are near-duplicates"}},
+		{name: "rounds 2-3 near-duplicate, later rounds ignored", rounds: rn(1, 2, 3.4, 3.4, 9), want: []string{"rounds 2-5 all had novelty below 3.5"}},
+		{name: "saturating after a new round is normal", rounds: rn(6, 2)},
+		{name: "a single stale round is a normal stop", rounds: rn(1)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := DiagnoseQueries(tc.rounds)
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %q, want %d diagnoses", got, len(tc.want))
+			}
+			for i, w := range tc.want {
+				if !strings.Contains(got[i], w) {
+					t.Errorf("diagnosis %d: %q lacks %q", i, got[i], w)
+				}
+			}
+		})
+	}
+}
