@@ -19,6 +19,9 @@ import (
 type SynthesizeInput struct {
 	WorkflowID  string        `json:"workflow_id"`
 	Question    string        `json:"question"`
+	// Task is the question as the run researched it: local images replaced by the vision
+	// model's "[Image: ...]" descriptions. Empty means the question itself.
+	Task string `json:"task,omitempty"`
 	Strategy    string        `json:"strategy"`
 	Threshold   float64       `json:"threshold"`
 	Seed        int64         `json:"seed"`
@@ -38,6 +41,14 @@ type SynthesizeInput struct {
 	FindingsBudget int `json:"findings_budget,omitempty"`
 	// Enrichment is every enrichment decision, numbered as Sources.
 	Enrichment []research.Enrichment `json:"enrichment,omitempty"`
+}
+
+// asked is what the report answers: the task with its image descriptions, else the question.
+func (in SynthesizeInput) asked() string {
+	if strings.TrimSpace(in.Task) != "" {
+		return in.Task
+	}
+	return in.Question
 }
 
 // SynthesizeOutput is the written report and where it was saved.
@@ -72,7 +83,7 @@ func (a *Activities) Synthesize(ctx context.Context, in SynthesizeInput) (Synthe
 		Plan: &in.Plan, PriorKnowledge: in.Prior, Rounds: in.Rounds, Sources: in.Sources,
 	}
 	a.readPassages(ctx, d.Sources)
-	answer := report.Answer(report.AnswerInput{Question: in.Question, Aspects: aspectTexts(in.Plan),
+	answer := report.Answer(report.AnswerInput{Question: in.asked(), Aspects: aspectTexts(in.Plan),
 		Sources: d.Sources, Budget: in.FindingsBudget, Prior: searchPrior(in.Rounds, d.Sources)})
 	d.Sources = research.Renumber(d.Sources, answer.Order)
 	d.Enrichment = research.RenumberEnrichment(in.Enrichment, answer.Order)
@@ -128,7 +139,7 @@ func (a *Activities) modelSynthesis(ctx context.Context, in SynthesizeInput, d *
 		prior = append(prior, p.Fact)
 	}
 	activity.RecordHeartbeat(ctx, "writing")
-	body, u, used, err := a.model.GenerateFitted(ctx, llm.Producer, llm.SynthesisSystem, llm.SynthesisQuestion(in.Question),
+	body, u, used, err := a.model.GenerateFitted(ctx, llm.Producer, llm.SynthesisSystem, llm.SynthesisQuestion(in.asked()),
 		llm.SourceEvidence(ps), llm.SynthesisRender(in.Knowledge, prior))
 	out.Usage.Add(u)
 	switch {

@@ -208,7 +208,7 @@ func (r *run) synthesize(ctx workflow.Context, task string, p Plan, prior []rese
 	r.progress.Phase = PhaseSynthesizing
 	cfg := r.cfg
 	in := activities.SynthesizeInput{
-		WorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID, Question: r.req.Question, Strategy: cfg.Strategy,
+		WorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID, Question: r.req.Question, Task: task, Strategy: cfg.Strategy,
 		Threshold: *cfg.NoveltyThreshold, Seed: r.seed, Plan: p, Rounds: r.progress.Rounds, StopReason: r.stopWhy,
 		Sources: r.sources, Knowledge: r.knowledge, Prior: prior, Fallbacks: r.progress.Fallbacks,
 		Notes: r.progress.Notes, SearchCalls: r.calls, UseModel: r.caps.Producer && r.canSpend(jsonStageCalls), Eval: r.req.Eval, Usage: r.usage,

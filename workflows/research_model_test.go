@@ -1,10 +1,16 @@
 package workflows
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -202,4 +208,48 @@ func TestUngroundedSynthesisIsRefused(t *testing.T) {
 		}
 		require.Contains(t, rep.Markdown, "[1]", "the extractive answer cites")
 	}
+}
+
+// seeingModel describes images and records the question the report writer was given.
+type seeingModel struct {
+	brokenModel
+	asked string
+}
+
+func (m *seeingModel) Describe(ctx context.Context, _ string) (string, llm.Usage, error) {
+	return "Text: GOGC=50. Data: heap target halves. Layout: one line chart. Objects: none", m.count(), nil
+}
+
+func (m *seeingModel) GenerateFitted(ctx context.Context, stage llm.Stage, system, question string, ev []string, render func([]string) string) (string, llm.Usage, int, error) {
+	m.mu.Lock()
+	m.asked = question
+	m.mu.Unlock()
+	return m.brokenModel.GenerateFitted(ctx, stage, system, question, ev, render)
+}
+
+// What the vision model read from an image reaches the report writer: synthesis answers the
+// task with its "[Image: ...]" description, not the question with a bare file path.
+func TestVisionDescriptionReachesSynthesis(t *testing.T) {
+	img := filepath.Join(t.TempDir(), "gc-chart.png")
+	require.NoError(t, os.WriteFile(img, pngBytes(), 0o644))
+	model := &seeingModel{brokenModel: brokenModel{body: "GOGC=50 halves the heap target [1]. The chart shows it [2]. Lower values collect more often [1]."}}
+	h := newResearchEnv(t, novel("a"), novel("b"), novel("c"))
+	h.env = h.NewTestWorkflowEnvironment()
+	h.env.RegisterWorkflow(ResearchWorkflow)
+	h.env.RegisterActivity(activities.NewActivities(activities.Deps{
+		Providers: map[string]search.Provider{"corpus": h.provider}, Model: model, ReportDir: t.TempDir()}))
+	rep := h.run(t, ResearchRequest{Question: "What does the chart " + img + " say about GOGC?", Seed: 7,
+		Config: config.Research{Strategy: config.StrategyFixed, FixedRounds: 2}})
+	require.Contains(t, model.asked, "[Image: Text: GOGC=50.", "synthesis got %q", model.asked)
+	require.NotContains(t, model.asked, img)
+	require.Contains(t, strings.Join(rep.Notes, "\n"), "vision bridge described 1 image")
+}
+
+// pngBytes is a small real PNG.
+func pngBytes() []byte {
+	img := image.NewRGBA(image.Rect(0, 0, 4, 4))
+	img.Set(1, 1, color.RGBA{255, 0, 0, 255})
+	var b bytes.Buffer
+	png.Encode(&b, img)
+	return b.Bytes()
 }

@@ -276,4 +276,9 @@ func SynthesisPrompt(question string, sources []PromptSource, knowledge string, 
 // ---- Vision ----
 
 // VisionPrompt is what the vision model is asked about each image.
-const VisionPrompt = "Describe this image for a researcher in 2-3 sentences."
+const VisionPrompt = "Extract what this image holds for a researcher, in four labelled lines. " +
+	"Text: every word, number and label visible, verbatim. " +
+	"Data: for a chart or table, its axes, series, columns and the values you can read. " +
+	"Layout: the regions or panels and what each shows. " +
+	"Objects: the things shown and how they relate. " +
+	"Write none for a line that does not apply; do not guess values you cannot read."
