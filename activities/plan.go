@@ -47,6 +47,7 @@ func deterministicPlan(question string, known []string, vocab plan.Vocabulary) P
 	if len(qs) == 0 {
 		qs = plan.Queries(question) // the index knows none of the words: search them anyway
 	}
+	qs = knownLast(qs, aspects, known)
 	p := Plan{SearchQueries: qs, KnownFacts: known, Planner: "deterministic", Aspects: aspects}
 	for _, a := range aspects {
 		p.KnowledgeGaps = append(p.KnowledgeGaps, a.Text)
@@ -55,6 +56,31 @@ func deterministicPlan(question string, known []string, vocab plan.Vocabulary) P
 		p.Subtasks = append(p.Subtasks, "search: "+q)
 	}
 	return p
+}
+
+// knownLast moves the queries of aspects the recalled facts already cover to the end, so the
+// rounds go first to what memory does not hold; the whole-question query stays first.
+func knownLast(qs []string, aspects []plan.Aspect, known []string) []string {
+	if len(known) == 0 || len(qs) < 2 {
+		return qs
+	}
+	cov := plan.AspectCoverage(aspects, known)
+	covered := map[string]bool{}
+	for i, a := range aspects {
+		if cov[i] >= 1 && a.Query != "" {
+			covered[a.Query] = true
+		}
+	}
+	out := []string{qs[0]}
+	var later []string
+	for _, q := range qs[1:] {
+		if covered[q] {
+			later = append(later, q)
+		} else {
+			out = append(out, q)
+		}
+	}
+	return append(out, later...)
 }
 
 // docFreqs is a provider that knows its own index's document frequencies (the corpus).

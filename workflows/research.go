@@ -55,6 +55,11 @@ const floorReplaceChange = "floor-replace"
 // candidate, a source with an empty snippet is a candidate, and every decision is recorded.
 const enrichReplaceChange = "enrich-replace"
 
+// memorySearchChange names the change that lets memory shape the search: prior facts seed the
+// knowledge state and the learning novelty's known evidence (a round repeating them adds
+// little), and pages a prior fact came from are not fetched again.
+const memorySearchChange = "memory-shapes-search"
+
 // run is the state of one research run; the progress query reads it.
 type run struct {
 	req       ResearchRequest
@@ -80,6 +85,9 @@ type run struct {
 	failures     int // provider failures in a row
 	// floorReplace and enrichReplace are the floor-replace and enrich-replace versions (1: on).
 	floorReplace, enrichReplace workflow.Version
+	// memorySearch is the memory-shapes-search version (1: on); prior holds the recalled facts.
+	memorySearch workflow.Version
+	prior        []research.PriorFact
 	enrichment                  []research.Enrichment // enrichment decisions, in the order taken
 }
 
@@ -111,6 +119,7 @@ func newRun(ctx workflow.Context, req ResearchRequest) (*run, error) {
 	r.evidenceGate = workflow.GetVersion(ctx, evidenceGateChange, workflow.DefaultVersion, 1)
 	r.floorReplace = workflow.GetVersion(ctx, floorReplaceChange, workflow.DefaultVersion, 1)
 	r.enrichReplace = workflow.GetVersion(ctx, enrichReplaceChange, workflow.DefaultVersion, 1)
+	r.memorySearch = workflow.GetVersion(ctx, memorySearchChange, workflow.DefaultVersion, 1)
 	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, localOptions), researchActs.WorkerCapabilities,
 		activities.CapabilitiesInput{}).Get(ctx, &r.caps); err != nil {
 		return nil, err
@@ -137,6 +146,9 @@ func newRun(ctx workflow.Context, req ResearchRequest) (*run, error) {
 func (r *run) execute(ctx workflow.Context) (ResearchReport, error) {
 	task := r.prepare(ctx)
 	prior := r.recall(ctx, task)
+	if r.memorySearch >= 1 {
+		r.prior = prior
+	}
 	p, err := r.planResearch(ctx, task, prior)
 	if err != nil {
 		return ResearchReport{}, err
@@ -391,7 +403,7 @@ func (r *run) search(ctx workflow.Context, task string, p Plan) {
 		if round == 1 || r.knowledge == "" {
 			// the first round builds the knowledge state directly: no compression call
 			r.merge(fresh, round)
-			r.knowledge = knowledge.Initial(fresh, r.cfg.KnowledgeCap)
+			r.knowledge = r.firstKnowledge(fresh)
 			if rec.Decision == "" {
 				rec.Decision = DecisionAccepted
 			}
@@ -675,6 +687,37 @@ func (r *run) evidence() []string {
 	return out
 }
 
+// priorFacts are the recalled facts' texts (none before memory-shapes-search).
+func (r *run) priorFacts() []string {
+	out := make([]string, len(r.prior))
+	for i, p := range r.prior {
+		out[i] = p.Fact
+	}
+	return out
+}
+
+// firstKnowledge is the knowledge state after round 1: the recalled facts at its head (a third
+// of the cap at most), so a round that only repeats them adds little, then the round's results.
+func (r *run) firstKnowledge(fresh []search.Result) string {
+	if len(r.prior) == 0 {
+		return knowledge.Initial(fresh, r.cfg.KnowledgeCap)
+	}
+	known := search.Truncate("Known from earlier runs: "+strings.Join(r.priorFacts(), " "), r.cfg.KnowledgeCap/3)
+	return known + "\n" + knowledge.Initial(fresh, max(r.cfg.KnowledgeCap-len(known)-1, 0))
+}
+
+// fromMemory says whether a recalled fact came from url: memory already holds what it said.
+func (r *run) fromMemory(url string) bool {
+	for _, p := range r.prior {
+		for _, src := range p.Sources {
+			if src == url {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // acceptedRounds counts the rounds whose results joined the evidence.
 func (r *run) acceptedRounds() int {
 	n := 0
@@ -703,7 +746,7 @@ func (r *run) score(ctx workflow.Context, fresh []search.Result) (float64, strin
 	}
 	in := activities.NoveltyInput{Method: method, Knowledge: r.knowledge, Results: fresh}
 	if method == config.NoveltyLearning {
-		in.Question, in.Known, in.KnownRounds = r.req.Question, r.evidence(), r.acceptedRounds()
+		in.Question, in.Known, in.KnownRounds = r.req.Question, append(r.evidence(), r.priorFacts()...), r.acceptedRounds()
 		for _, a := range r.aspects {
 			in.Aspects = append(in.Aspects, a.Text)
 		}
@@ -772,6 +815,10 @@ func (r *run) enrich(ctx workflow.Context, task string) {
 			s := r.sources[c.Index]
 			switch {
 			case c.Indexed:
+				continue
+			case r.fromMemory(s.URL):
+				r.enrichment = append(r.enrichment, research.Enrichment{N: s.N, URL: s.URL, Decision: research.EnrichSkipped,
+					Note: fmt.Sprintf("skipping %s: memory already holds what an earlier run read there", s.URL)})
 				continue
 			case c.Skip:
 				r.enrichment = append(r.enrichment, research.Enrichment{N: s.N, URL: s.URL, Decision: research.EnrichSkipped, Overlap: c.Overlap,

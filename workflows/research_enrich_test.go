@@ -13,6 +13,7 @@ import (
 	"github.com/sated-dev/sated/activities"
 	"github.com/sated-dev/sated/internal/config"
 	"github.com/sated-dev/sated/internal/fetch"
+	"github.com/sated-dev/sated/internal/memory"
 	"github.com/sated-dev/sated/internal/research"
 	"github.com/sated-dev/sated/internal/search"
 )
@@ -110,4 +111,36 @@ func TestNearDuplicateQueriesAreDiagnosed(t *testing.T) {
 	require.Contains(t, rep.Diagnosis[0], "rounds 2-4 all had novelty below 3.5: the queries are near-duplicates")
 	require.Contains(t, rep.Markdown, "queries: rounds 2-4 all had novelty below 3.5")
 	require.Contains(t, rep.Notes, "queries: "+rep.Diagnosis[0])
+}
+
+// Memory shapes the search: a page a recalled fact came from is not fetched again (the skip is
+// recorded), and the recalled facts head the knowledge state.
+func TestMemorySkipsPagesItAlreadyHolds(t *testing.T) {
+	store, err := memory.Open(context.Background(), memory.Options{Dir: t.TempDir(), Create: true})
+	require.NoError(t, err)
+	defer store.Close()
+	_, err = store.Remember(context.Background(), []memory.Observation{{Task: question,
+		Fact: "The Go garbage collector decides when to run from GOGC, which tunes the heap goal (zeta4 omega4).", Sources: []string{"https://example.org/page4"}}})
+	require.NoError(t, err)
+
+	pf := &pageFetcher{}
+	h := newResearchEnv(t, enrichBatch())
+	h.env = h.NewTestWorkflowEnvironment()
+	h.env.RegisterWorkflow(ResearchWorkflow)
+	h.env.RegisterActivity(activities.NewActivities(activities.Deps{
+		Providers: map[string]search.Provider{"corpus": h.provider}, Fetcher: pf, ReportDir: t.TempDir(), MemoryQueue: "memory"}))
+	h.env.RegisterActivity(activities.NewMemoryActivities(store))
+	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Strategy: config.StrategyFixed, FixedRounds: 1,
+		KnowledgeCap: 600, EnrichCount: ip(3), EnrichOverlapCut: f(0.6)}})
+	require.NotEmpty(t, rep.Plan.KnownFacts, "the fact was recalled")
+	for _, u := range pf.fetched {
+		require.NotEqual(t, "https://example.org/page4", u, "the page memory holds was fetched again")
+	}
+	var skipped bool
+	for _, e := range rep.Enrichment {
+		if e.URL == "https://example.org/page4" && e.Decision == research.EnrichSkipped && strings.Contains(e.Note, "memory already holds") {
+			skipped = true
+		}
+	}
+	require.True(t, skipped, "the skip is recorded: %+v", rep.Enrichment)
 }
