@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/sated-dev/sated/internal/corpus"
@@ -32,16 +33,21 @@ const (
 
 var errWalkDone = errors.New("enough passages")
 
-// Findings are the research report's sentences worth searching the corpus with: prose, not
-// headings or code, with enough content words; at most findingsMax, in report order.
+// citation marks a sentence that states something a source said ("... [2].").
+var citation = regexp.MustCompile(`\[\d+\]`)
+
+// Findings are the research report's sentences worth searching the corpus with: cited prose
+// (not headings, quotes of the report's own notes, or code) with enough content words; at most
+// findingsMax, in report order.
 func Findings(markdown string) []string {
 	var out []string
 	for _, s := range text.Sentences(markdown) {
-		s = strings.TrimSpace(s)
-		if s == "" || text.IsCode(s) || strings.HasPrefix(s, "#") || strings.HasPrefix(s, "|") {
+		s = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(s), "-*+ "))
+		if s == "" || text.IsCode(s) || strings.HasPrefix(s, "#") || strings.HasPrefix(s, "|") || strings.HasPrefix(s, ">") ||
+			strings.HasPrefix(s, "[") || strings.Contains(s, "://") { // headings, tables, notes, the source list
 			continue
 		}
-		if len(text.Distinct(text.Content(s))) < findingMinContents {
+		if !citation.MatchString(s) || len(text.Distinct(text.Content(s))) < findingMinContents {
 			continue
 		}
 		out = append(out, s)
