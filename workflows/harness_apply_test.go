@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
@@ -349,5 +350,32 @@ func TestMonitorRecordsTheTrigger(t *testing.T) {
 	tr := run.expansion[0].Trigger
 	if tr.ConsecutiveHigh != 10 || tr.HarnessVersion != 4 || tr.Level != run.results[9].Breakdown.Level || tr.Score != run.results[9].Breakdown.Score {
 		t.Errorf("trigger %+v, cycle %+v", tr, run.results[9].Breakdown)
+	}
+}
+
+func TestExpansionStopsWhenItsResearchFails(t *testing.T) {
+	// The research's findings lead the proposal: a failed research run is a failed expansion
+	// with the reason, not a proposal made as if nothing had been looked for.
+	failing := func(ctx workflow.Context, req ResearchRequest) (ResearchReport, error) {
+		return ResearchReport{}, temporal.NewNonRetryableApplicationError("no search provider answered", "BadInput", nil)
+	}
+	env, store, events := apEnv(t, hxHarness(), nil, nil, failing)
+	env.ExecuteWorkflow(ExpansionWorkflowName, ExpansionRequest{Cycle: 10, MonitorID: "mon", Benchmarks: hxCeilingScores})
+	if err := env.GetWorkflowError(); err == nil || !strings.Contains(err.Error(), "expansion research failed") {
+		t.Fatalf("expansion ended with %v", err)
+	}
+	var st ExpansionStatus
+	v, err := env.QueryWorkflow(ExpansionStatusQuery)
+	if err != nil || v.Get(&st) != nil {
+		t.Fatal(err)
+	}
+	if st.State != ExpansionFailed || !strings.Contains(st.Note, "no search provider answered") || !st.Proposed.Empty() {
+		t.Errorf("status %+v", st)
+	}
+	if n := len(*events); n != 1 || (*events)[0].Kind != EventFailed {
+		t.Errorf("events %+v", *events)
+	}
+	if vs, _ := store.Versions(); len(vs) != 1 {
+		t.Errorf("versions %v", vs)
 	}
 }

@@ -25,10 +25,12 @@ type expansion struct {
 	req      ExpansionRequest
 	s        ExpansionStatus
 	protocol workflow.Version // of applyProtocolChange
+	// researchErr is why the expansion research failed, readable.
+	researchErr string
 }
 
 // applyProtocolChange: from version 1 an expansion with no harness to load ends with a note
-// instead of failing, and the application re-runs the existing benchmarks at the new
+// instead of failing, a failed expansion research stops the expansion, and the application re-runs the existing benchmarks at the new
 // thresholds (the baseline check) and counts documented edge cases apart (harness.Baseline).
 // The cycle retries disabled new tests and keeps its signals per harness version; the monitor
 // restarts streaks and deltas with each version and records the trigger of an expansion.
@@ -174,7 +176,13 @@ func (x *expansion) run(ctx workflow.Context) error {
 	if x.req.Import != nil {
 		return x.runImport(ctx, base, cfg)
 	}
-	if proposed, err := x.propose(ctx, base, x.research(ctx, base, cfg)); err != nil || !proposed {
+	research := x.research(ctx, base, cfg)
+	if x.protocol >= 1 && x.s.ResearchNote != "" {
+		// the research's findings lead the proposal now; without them there is none to make
+		x.s.ResearchNote = "expansion research failed: " + x.researchErr
+		return temporal.NewNonRetryableApplicationError(x.s.ResearchNote+"; no proposal without it (the next saturated streak starts a new expansion)", "ResearchFailed", nil)
+	}
+	if proposed, err := x.propose(ctx, base, research); err != nil || !proposed {
 		return err
 	}
 	return x.awaitDecision(ctx, cfg)
@@ -215,6 +223,7 @@ func (x *expansion) research(ctx workflow.Context, base harness.Harness, cfg con
 	var rep ResearchReport
 	if err := workflow.ExecuteChildWorkflow(cctx, ResearchWorkflowName, ResearchRequest{Question: x.researchQuestion(base), Config: cfg}).Get(ctx, &rep); err != nil {
 		x.s.ResearchNote = "expansion research failed, proposing from the cycle data: " + err.Error()
+		x.researchErr = Readable(err)
 		return ""
 	}
 	return rep.Markdown
