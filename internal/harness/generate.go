@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/sated-dev/sated/internal/eval"
@@ -139,7 +140,7 @@ func covered(cover []*regexp.Regexp, s string) bool {
 
 // salientFact picks the passage's first prose sentence of reasonable length and, in it, the
 // window of goldWindow words richest in content words; those exact words are the gold pattern
-// and the sentence's other content words the question's topic.
+// and the content words before them (the sentence's subject, usually) the question's topic.
 func salientFact(s string) (eval.Fact, string, bool) {
 	for _, sent := range text.Sentences(s) {
 		sent = strings.TrimSpace(sent)
@@ -174,15 +175,9 @@ func salientFact(s string) (eval.Fact, string, bool) {
 		if re, err := regexp.Compile("(?i)" + pattern); err != nil || !re.MatchString(sent) {
 			continue
 		}
-		inWin := map[string]bool{}
-		for _, t := range win {
-			inWin[strings.ToLower(t)] = true
-		}
-		var topic []string
-		for _, w := range text.Distinct(text.Content(sent)) {
-			if !inWin[w] && len(topic) < 4 {
-				topic = append(topic, w)
-			}
+		topic := topicWords(toks[:best])
+		if len(topic) == 0 {
+			topic = topicWords(toks[best+goldWindow:])
 		}
 		if len(topic) == 0 {
 			topic = []string{strings.ToLower(win[0])}
@@ -190,6 +185,21 @@ func salientFact(s string) (eval.Fact, string, bool) {
 		return eval.Fact{Fact: clip(sent, maxFactChars), Patterns: []string{pattern}}, strings.Join(topic, " "), true
 	}
 	return eval.Fact{}, "", false
+}
+
+// topicWords are the first few distinct content words of toks, lower-cased.
+func topicWords(toks []string) []string {
+	var out []string
+	for _, t := range toks {
+		w := strings.ToLower(t)
+		if text.IsContent(w) && !slices.Contains(out, w) {
+			out = append(out, w)
+			if len(out) == 4 {
+				break
+			}
+		}
+	}
+	return out
 }
 
 func shortID(s string) string {
