@@ -33,6 +33,7 @@ type HarnessActivities struct {
 	client    client.Client
 	model     HarnessModel
 	taskQueue string
+	corpus    HarnessCorpus // nil: deterministic expansion only raises thresholds
 }
 
 // NewHarnessActivities builds the harness activities over the store in dir. c reaches the
@@ -40,6 +41,18 @@ type HarnessActivities struct {
 func NewHarnessActivities(dir string, c client.Client, taskQueue string, model HarnessModel) *HarnessActivities {
 	return &HarnessActivities{store: harness.NewStore(dir), client: c, model: model, taskQueue: taskQueue}
 }
+
+// NewHarnessActivitiesWithCorpus is NewHarnessActivities whose deterministic expansion also
+// generates new benchmarks from corpus c.
+func NewHarnessActivitiesWithCorpus(dir string, c client.Client, taskQueue string, model HarnessModel, corp HarnessCorpus) *HarnessActivities {
+	a := NewHarnessActivities(dir, c, taskQueue, model)
+	a.corpus = corp
+	return a
+}
+
+// NoHarness is the error type of a load with no harness initialised: an expansion then has
+// nothing of sated's own to propose from.
+const NoHarness = "NoHarness"
 
 // HarnessMonitor names the saturation monitor that keeps the harness's recorded hashes. The
 // names come from the workflows package, which this package cannot import. An empty ID means
@@ -164,7 +177,7 @@ func (a *HarnessActivities) HarnessLoad(ctx context.Context, in HarnessLoadInput
 		}
 		h, err := a.store.CurrentVerified(l)
 		if errors.Is(err, harness.ErrNoHarness) {
-			return HarnessLoadOutput{}, badInput(nil, "%v in %s", err, a.store.Dir())
+			return HarnessLoadOutput{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf("%v in %s", err, a.store.Dir()), NoHarness, nil)
 		}
 		if err != nil {
 			return HarnessLoadOutput{}, a.storeError(ctx, in.Monitor, err)
@@ -178,7 +191,7 @@ func (a *HarnessActivities) HarnessLoad(ctx context.Context, in HarnessLoadInput
 		activity.GetLogger(ctx).Warn("harness file unusable", "error", err)
 		return HarnessLoadOutput{Harness: h, Warning: err.Error()}, nil
 	case errors.Is(err, harness.ErrNoHarness):
-		return HarnessLoadOutput{}, badInput(nil, "%v in %s", err, a.store.Dir())
+		return HarnessLoadOutput{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf("%v in %s", err, a.store.Dir()), NoHarness, nil)
 	case err != nil:
 		return HarnessLoadOutput{}, badInput(nil, "%v", err)
 	}
@@ -309,6 +322,12 @@ func (a *HarnessActivities) HarnessPropose(ctx context.Context, in HarnessPropos
 	}
 	det := HarnessProposeOutput{Proposal: harness.DeterministicProposal(in.Harness, scores, in.Cycle), Source: "deterministic"}
 	if !in.UseModel || a.model == nil || !a.model.Configured(llm.Planner) {
+		if err := a.generated(ctx, in, &det); err != nil {
+			return HarnessProposeOutput{}, err
+		}
+		if det.Proposal.Empty() && len(in.Benchmarks) == 0 {
+			det.Note = "nothing I can propose for an external harness: record per-benchmark scores (metrics.benchmarks), or index documents in the corpus so new benchmarks can be generated"
+		}
 		return det, nil
 	}
 	cur, _ := json.Marshal(in.Harness.Benchmarks)
@@ -345,13 +364,13 @@ func (a *HarnessActivities) HarnessPropose(ctx context.Context, in HarnessPropos
 	if err != nil {
 		if reason, ok := lastAttemptDown(ctx, err); ok {
 			det.Note = "model proposer: " + reason
-			return det, nil
+			return det, a.generated(ctx, in, &det)
 		}
 		return HarnessProposeOutput{}, fmt.Errorf("model proposer: %w", err)
 	}
 	if outcome.Fallback {
 		det.Note = "model gave no valid proposal, used deterministic proposals: " + outcome.Reason
-		return det, nil
+		return det, a.generated(ctx, in, &det)
 	}
 	return HarnessProposeOutput{Proposal: p, Source: "model"}, nil
 }
@@ -554,6 +573,8 @@ type HarnessMonitorStatusInput struct {
 type HarnessMonitorStatusOutput struct {
 	Running       bool     `json:"running"`
 	LastMeanScore *float64 `json:"last_mean_score,omitempty"`
+	// LastVersion is the harness version of that mean score (0: unknown).
+	LastVersion int `json:"last_version,omitempty"`
 }
 
 // HarnessMonitorStatus reads the previous cycle's mean score, so a cycle can compute its delta.
@@ -571,9 +592,10 @@ func (a *HarnessActivities) HarnessMonitorStatus(ctx context.Context, in Harness
 	}
 	var st struct {
 		LastMeanScore *float64 `json:"last_mean_score"`
+		LastVersion   int      `json:"last_version"`
 	}
 	if err := v.Get(&st); err != nil {
 		return HarnessMonitorStatusOutput{}, fmt.Errorf("decoding the monitor status: %w", err)
 	}
-	return HarnessMonitorStatusOutput{Running: true, LastMeanScore: st.LastMeanScore}, nil
+	return HarnessMonitorStatusOutput{Running: true, LastMeanScore: st.LastMeanScore, LastVersion: st.LastVersion}, nil
 }

@@ -295,13 +295,21 @@ func harnessImportProposal(cur, next harness.Harness, path string) (harness.Prop
 func harnessPrintImport(w io.Writer, st workflows.ExpansionStatus) error {
 	for _, t := range st.NewTests {
 		verdict := fmt.Sprintf("passed at baseline (%.2f), enabled", t.Score)
-		if !t.Passed {
+		if t.Documented {
+			verdict = "documented edge case, nothing to run: enabled, not counted"
+		} else if !t.Passed {
 			verdict = fmt.Sprintf("failed at baseline (%.2f), left disabled", t.Score)
 			if t.Note != "" {
 				verdict += ": " + t.Note
 			}
 		}
 		fmt.Fprintf(w, "  %s %s\n", t.ID, verdict)
+	}
+	for _, t := range st.Rerun {
+		fmt.Fprintf(w, "  %s re-run at threshold %.2f: %.2f, %s\n", t.ID, t.Threshold, t.Score, map[bool]string{true: "passed", false: "failed"}[t.Passed])
+	}
+	if st.Tally != nil {
+		fmt.Fprintf(w, "baseline check: %s\n", st.Tally)
 	}
 	switch st.State {
 	case workflows.ExpansionApplied:

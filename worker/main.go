@@ -273,7 +273,8 @@ func openMemory(ctx context.Context, env config.Env, model *llm.Client, meiliCli
 // newWorkers registers one worker per task queue: research, one per search source, memory.
 func newWorkers(c client.Client, env config.Env, cl *clients) []worker.Worker {
 	acts := activities.NewActivities(cl.deps)
-	workers := []worker.Worker{researchWorker(c, env, acts, cl.model)}
+	corp, _ := cl.deps.Providers["corpus"].(activities.HarnessCorpus)
+	workers := []worker.Worker{researchWorker(c, env, acts, cl.model, corp)}
 	for _, name := range keys(cl.deps.Providers) {
 		sw := worker.New(c, activities.SourceTaskQueue(name), worker.Options{
 			TaskQueueActivitiesPerSecond: activities.SourceRateLimits[name]})
@@ -290,7 +291,7 @@ func newWorkers(c client.Client, env config.Env, cl *clients) []worker.Worker {
 }
 
 // researchWorker serves the research queue: every workflow and the research and harness activities.
-func researchWorker(c client.Client, env config.Env, acts *activities.Activities, model *llm.Client) worker.Worker {
+func researchWorker(c client.Client, env config.Env, acts *activities.Activities, model *llm.Client, corp activities.HarnessCorpus) worker.Worker {
 	w := worker.New(c, env.TaskQueue, worker.Options{})
 	w.RegisterWorkflow(workflows.ResearchWorkflow)
 	w.RegisterWorkflow(workflows.BaselineWorkflow)
@@ -306,7 +307,7 @@ func researchWorker(c client.Client, env config.Env, acts *activities.Activities
 	if model != nil {
 		harnessModel = model
 	}
-	w.RegisterActivity(activities.NewHarnessActivities(env.HarnessDir(), c, env.TaskQueue, harnessModel))
+	w.RegisterActivity(activities.NewHarnessActivitiesWithCorpus(env.HarnessDir(), c, env.TaskQueue, harnessModel, corp))
 	return w
 }
 

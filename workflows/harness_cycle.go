@@ -81,7 +81,8 @@ func runHarnessTest(ctx workflow.Context, t harnessTest, gates harness.Gates, cf
 }
 
 // CycleMetrics computes the five signals of a cycle from its scored runs and the previous
-// cycle's mean score (nil for the first cycle: delta 0).
+// cycle's mean score (nil for the first cycle of a harness version: delta 0). A run is at the
+// ceiling against its own threshold (harness.AtCeiling), so raising thresholds lowers it.
 func CycleMetrics(results []BenchmarkResult, prevMean *float64) harness.Metrics {
 	var m harness.Metrics
 	n := float64(len(results))
@@ -92,7 +93,7 @@ func CycleMetrics(results []BenchmarkResult, prevMean *float64) harness.Metrics 
 	var sum float64
 	for _, r := range results {
 		sum += r.Score
-		if r.Score > harness.CeilingScore {
+		if harness.AtCeiling(r.Score, r.Threshold) {
 			ceiling++
 		}
 		if r.Passed {
@@ -152,14 +153,79 @@ func HarnessCycleWorkflow(ctx workflow.Context, req HarnessCycleRequest) (Harnes
 		return rep, err
 	}
 	id := workflow.GetInfo(ctx).WorkflowExecution.ID
+	protocol := workflow.GetVersion(ctx, applyProtocolChange, workflow.DefaultVersion, 1)
 	for _, t := range tests {
 		rep.Results = append(rep.Results, runHarnessTest(ctx, t, h.Gates, cfg, id+"-"+t.ID))
 	}
-	rep.Metrics = CycleMetrics(rep.Results, prev.LastMeanScore)
+	prevMean := prev.LastMeanScore
+	if protocol >= 1 {
+		if prev.LastVersion != h.Version {
+			prevMean = nil // deltas are compared within one harness version
+		}
+		rep.Retries = retryPending(ctx, h, cfg, id)
+	}
+	rep.Metrics = CycleMetrics(rep.Results, prevMean)
 	rep.Metrics.CycleID, rep.Metrics.Source = id, "sated"
+	if protocol >= 1 {
+		rep.Metrics.HarnessVersion = h.Version
+		for _, r := range rep.Retries {
+			rep.Metrics.Retries = append(rep.Metrics.Retries, harness.BenchmarkScore{ID: r.ID, Score: r.Score, Threshold: r.Threshold})
+		}
+	}
 	err := workflow.ExecuteActivity(cctx, harnessActs.HarnessRecordCycle, activities.HarnessRecordInput{
 		MonitorID: monitorID, WorkflowType: SaturationMonitorWorkflowName, UpdateName: MonitorRecordUpdate,
 		TaskQueue: workflow.GetInfo(ctx).TaskQueueName, Metrics: rep.Metrics,
 	}).Get(ctx, &rep.Recorded)
-	return rep, err
+	if err != nil || protocol < 1 {
+		return rep, err
+	}
+	return rep, enableRetried(ctx, &rep, h, monitorID)
+}
+
+// retryPending runs again, at baseline, up to harness.RetryPerCycle of the disabled new tests
+// (those that failed when their expansion applied), oldest first.
+func retryPending(ctx workflow.Context, h harness.Harness, cfg config.Research, cycleID string) []BenchmarkResult {
+	var out []BenchmarkResult
+	for _, id := range h.Pending() {
+		if len(out) == harness.RetryPerCycle {
+			break
+		}
+		t, _ := testByID(h, id)
+		out = append(out, runHarnessTest(ctx, t, h.Gates, cfg, cycleID+"-retry-"+id))
+	}
+	return out
+}
+
+// enableRetried commits a new version with the retried tests that passed enabled; the
+// signals of the following cycles then restart on that version.
+func enableRetried(ctx workflow.Context, rep *HarnessCycleReport, h harness.Harness, monitorID string) error {
+	var passed []string
+	for _, r := range rep.Retries {
+		if r.Passed {
+			passed = append(passed, r.ID)
+		}
+	}
+	if len(passed) == 0 {
+		return nil
+	}
+	mon := MonitorRef(monitorID, workflow.GetInfo(ctx).TaskQueueName)
+	sctx := workflow.WithActivityOptions(ctx, harnessStoreOptions)
+	var archived activities.HarnessArchiveOutput
+	if err := workflow.ExecuteActivity(sctx, harnessActs.HarnessArchive, activities.HarnessArchiveInput{Monitor: mon}).Get(ctx, &archived); err != nil {
+		return err
+	}
+	if archived.Harness.Version != h.Version {
+		return nil // the harness changed while the cycle ran; the next cycle retries on it
+	}
+	cand := archived.Harness
+	for _, id := range passed {
+		cand, _ = harness.Enable(cand, id)
+	}
+	var committed activities.HarnessCommitOutput
+	change := workflow.GetInfo(ctx).WorkflowExecution.ID + " retry"
+	if err := workflow.ExecuteActivity(sctx, harnessActs.HarnessCommit, activities.HarnessCommitInput{Harness: cand, Base: h.Version, Change: change, Monitor: mon}).Get(ctx, &committed); err != nil {
+		return err
+	}
+	rep.RetryEnabled, rep.RetryVersion = passed, committed.Version
+	return nil
 }

@@ -50,7 +50,7 @@ func TestCycleMetrics(t *testing.T) {
 func TestHarnessCycleWorkflow(t *testing.T) {
 	env, _ := hxEnv(t, nil)
 	prev := 0.5
-	env.OnActivity(harnessActs.HarnessMonitorStatus, mock.Anything, mock.Anything).Return(activities.HarnessMonitorStatusOutput{Running: true, LastMeanScore: &prev}, nil)
+	env.OnActivity(harnessActs.HarnessMonitorStatus, mock.Anything, mock.Anything).Return(activities.HarnessMonitorStatusOutput{Running: true, LastMeanScore: &prev, LastVersion: 1}, nil)
 	var sent activities.HarnessRecordInput
 	env.OnActivity(harnessActs.HarnessRecordCycle, mock.Anything, mock.Anything).Return(
 		func(ctx context.Context, in activities.HarnessRecordInput) (harness.CycleResult, error) {
@@ -66,7 +66,8 @@ func TestHarnessCycleWorkflow(t *testing.T) {
 		t.Fatal(err)
 	}
 	// gogc and memlimit recall their one fact (1.0, above the ceiling); hb recalls one of two
-	// (0.5, exactly its threshold). Citations all point at the two sources.
+	// (0.5, exactly its threshold). Citations all point at the two sources. Only gogc is at the
+	// ceiling: memlimit's threshold 0.9 leaves no more than the margin.
 	if len(rep.Results) != 3 || rep.Results[2].Score != 0.5 || !rep.Results[2].Passed || !rep.Results[0].Regression {
 		t.Fatalf("results %+v", rep.Results)
 	}
@@ -74,7 +75,7 @@ func TestHarnessCycleWorkflow(t *testing.T) {
 	if sent.MonitorID != SaturationMonitorID || sent.WorkflowType != SaturationMonitorWorkflowName || sent.UpdateName != MonitorRecordUpdate {
 		t.Errorf("record sent to %+v", sent)
 	}
-	if math.Abs(m.CeilingRate-2.0/3) > 1e-9 || m.RegressionPassRate != 1 || m.ProposalPassRate != 1 || m.AuditorUnanimity != 1 ||
+	if math.Abs(m.CeilingRate-1.0/3) > 1e-9 || m.HarnessVersion != 1 || m.RegressionPassRate != 1 || m.ProposalPassRate != 1 || m.AuditorUnanimity != 1 ||
 		math.Abs(m.ImprovementDelta-(2.5/3-0.5)) > 1e-9 || m.CycleID == "" || m.Source != "sated" {
 		t.Errorf("metrics %+v", m)
 	}

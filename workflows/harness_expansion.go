@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -21,16 +22,26 @@ func Readable(err error) string { return activities.Readable(err) }
 
 // expansion is the running state of ExpansionWorkflow.
 type expansion struct {
-	req ExpansionRequest
-	s   ExpansionStatus
+	req      ExpansionRequest
+	s        ExpansionStatus
+	protocol workflow.Version // of applyProtocolChange
+	// researchErr is why the expansion research failed, readable.
+	researchErr string
 }
+
+// applyProtocolChange: from version 1 an expansion with no harness to load ends with a note
+// instead of failing, a failed expansion research stops the expansion, and the application re-runs the existing benchmarks at the new
+// thresholds (the baseline check) and counts documented edge cases apart (harness.Baseline).
+// The cycle retries disabled new tests and keeps its signals per harness version; the monitor
+// restarts streaks and deltas with each version and records the trigger of an expansion.
+const applyProtocolChange = "apply-protocol"
 
 // ExpansionWorkflow researches how to make a saturated harness more rigorous, proposes changes,
 // keeps only those the one-way ratchet allows, waits for a person to approve or reject them,
 // and on approval applies them under the application protocol.
 func ExpansionWorkflow(ctx workflow.Context, req ExpansionRequest) (ExpansionStatus, error) {
 	info := workflow.GetInfo(ctx)
-	x := &expansion{req: req, s: ExpansionStatus{ID: info.WorkflowExecution.ID, Cycle: req.Cycle, Urgent: req.Urgent, Reason: req.Reason, State: ExpansionResearching}}
+	x := &expansion{req: req, s: ExpansionStatus{ID: info.WorkflowExecution.ID, Cycle: req.Cycle, Urgent: req.Urgent, Reason: req.Reason, State: ExpansionResearching, Trigger: req.Trigger}}
 	if err := workflow.SetQueryHandler(ctx, ExpansionStatusQuery, func() (ExpansionStatus, error) { return x.s, nil }); err != nil {
 		return x.s, err
 	}
@@ -146,9 +157,17 @@ func (x *expansion) researchQuestion(h harness.Harness) string {
 
 // run loads the harness, researches and proposes changes, and applies those a person approves.
 func (x *expansion) run(ctx workflow.Context) error {
+	x.protocol = workflow.GetVersion(ctx, applyProtocolChange, workflow.DefaultVersion, 1)
 	sctx := workflow.WithActivityOptions(ctx, harnessStoreOptions)
 	var loaded activities.HarnessLoadOutput
 	if err := workflow.ExecuteActivity(sctx, harnessActs.HarnessLoad, activities.HarnessLoadInput{Monitor: x.monitor(ctx)}).Get(ctx, &loaded); err != nil {
+		var ae *temporal.ApplicationError
+		if x.protocol >= 1 && errors.As(err, &ae) && ae.Type() == activities.NoHarness {
+			x.s.State = ExpansionNothing
+			x.s.Note = "nothing I can propose: sated has no harness of its own yet (run 'starter harness init'), and for an external harness I need per-benchmark scores in the recorded metrics"
+			x.event(ctx, EventNothing, "", x.s.Note, 0)
+			return nil
+		}
 		return err
 	}
 	base := loaded.Harness
@@ -157,7 +176,13 @@ func (x *expansion) run(ctx workflow.Context) error {
 	if x.req.Import != nil {
 		return x.runImport(ctx, base, cfg)
 	}
-	if proposed, err := x.propose(ctx, base, x.research(ctx, base, cfg)); err != nil || !proposed {
+	research := x.research(ctx, base, cfg)
+	if x.protocol >= 1 && x.s.ResearchNote != "" {
+		// the research's findings lead the proposal now; without them there is none to make
+		x.s.ResearchNote = "expansion research failed: " + x.researchErr
+		return temporal.NewNonRetryableApplicationError(x.s.ResearchNote+"; no proposal without it (the next saturated streak starts a new expansion)", "ResearchFailed", nil)
+	}
+	if proposed, err := x.propose(ctx, base, research); err != nil || !proposed {
 		return err
 	}
 	return x.awaitDecision(ctx, cfg)
@@ -198,6 +223,7 @@ func (x *expansion) research(ctx workflow.Context, base harness.Harness, cfg con
 	var rep ResearchReport
 	if err := workflow.ExecuteChildWorkflow(cctx, ResearchWorkflowName, ResearchRequest{Question: x.researchQuestion(base), Config: cfg}).Get(ctx, &rep); err != nil {
 		x.s.ResearchNote = "expansion research failed, proposing from the cycle data: " + err.Error()
+		x.researchErr = Readable(err)
 		return ""
 	}
 	return rep.Markdown
@@ -219,7 +245,11 @@ func (x *expansion) propose(ctx workflow.Context, base harness.Harness, research
 	x.s.Accepted, x.s.Refusals = harness.Filter(base, prop.Proposal)
 	if x.s.Accepted.Empty() {
 		x.s.State = ExpansionNothing
-		x.event(ctx, EventNothing, "", fmt.Sprintf("no change passed the ratchet (%d refused)", len(x.s.Refusals)), 0)
+		why := fmt.Sprintf("no change passed the ratchet (%d refused)", len(x.s.Refusals))
+		if x.protocol >= 1 && prop.Note != "" {
+			why += ": " + prop.Note
+		}
+		x.event(ctx, EventNothing, "", why, 0)
 		return false, nil
 	}
 	x.s.State = ExpansionAwaiting
@@ -259,6 +289,9 @@ func (x *expansion) awaitDecision(ctx workflow.Context, cfg config.Research) err
 // enable them one at a time once each passes at baseline, commit; more than half of the new
 // tests failing restores the previous version instead.
 func (x *expansion) apply(ctx workflow.Context, cfg config.Research) error {
+	if x.protocol >= 1 {
+		return x.applyProtocol(ctx, cfg)
+	}
 	sctx := workflow.WithActivityOptions(ctx, harnessStoreOptions)
 	var archived activities.HarnessArchiveOutput
 	if err := workflow.ExecuteActivity(sctx, harnessActs.HarnessArchive, activities.HarnessArchiveInput{Monitor: x.monitor(ctx)}).Get(ctx, &archived); err != nil {
@@ -314,4 +347,105 @@ func (x *expansion) apply(ctx workflow.Context, cfg config.Research) error {
 	x.s.State, x.s.CommittedVersion = ExpansionApplied, committed.Version
 	x.event(ctx, EventApplied, x.s.Decision.By, fmt.Sprintf("harness v%d -> v%d", base.Version, committed.Version), committed.Version)
 	return nil
+}
+
+// applyProtocol is the full application protocol: archive the version in force, raise the
+// thresholds, add the new tests disabled, enable them one at a time as each passes at
+// baseline, re-run the existing benchmarks at the thresholds now in force (the baseline
+// check), then commit, or roll back when more than half of the new tests that ran or of the
+// re-run benchmarks failed. Documented edge cases, with nothing to run, are enabled and
+// counted apart. New tests that failed stay disabled; later cycles retry them.
+func (x *expansion) applyProtocol(ctx workflow.Context, cfg config.Research) error {
+	sctx := workflow.WithActivityOptions(ctx, harnessStoreOptions)
+	var archived activities.HarnessArchiveOutput
+	if err := workflow.ExecuteActivity(sctx, harnessActs.HarnessArchive, activities.HarnessArchiveInput{Monitor: x.monitor(ctx)}).Get(ctx, &archived); err != nil {
+		return err
+	}
+	base := archived.Harness
+	accepted := x.s.Accepted
+	if base.Version != x.s.BaseVersion {
+		var refused []harness.Refusal
+		accepted, refused = harness.Filter(base, accepted)
+		x.s.Refusals = append(x.s.Refusals, refused...)
+		x.s.BaseVersion = base.Version
+	}
+	newTests := append(accepted.NewTests(), accepted.EnableTests...)
+	accepted.EnableTests = nil
+	cand, err := harness.Apply(base, accepted)
+	if err != nil {
+		return temporal.NewNonRetryableApplicationError(err.Error(), badInput, err)
+	}
+	var tally harness.Baseline
+	cand = x.enableNewTests(ctx, cand, newTests, cfg, &tally)
+	x.rerunExisting(ctx, cand, newTests, cfg, &tally)
+	x.s.Tally = &tally
+	if tally.Rollback() {
+		var restored activities.HarnessRestoreOutput
+		if err := workflow.ExecuteActivity(sctx, harnessActs.HarnessRestore, activities.HarnessRestoreInput{Version: base.Version, Monitor: x.monitor(ctx)}).Get(ctx, &restored); err != nil {
+			return err
+		}
+		x.s.State = ExpansionRolledBack
+		x.s.Note = fmt.Sprintf("%s; restored v%d", tally, restored.Version)
+		x.event(ctx, EventRolledBack, "", x.s.Note, restored.Version)
+		return nil
+	}
+	var committed activities.HarnessCommitOutput
+	if err := workflow.ExecuteActivity(sctx, harnessActs.HarnessCommit, activities.HarnessCommitInput{Harness: cand, Base: base.Version, Change: x.s.ID, Monitor: x.monitor(ctx)}).Get(ctx, &committed); err != nil {
+		return err
+	}
+	x.s.State, x.s.CommittedVersion = ExpansionApplied, committed.Version
+	x.s.Note = tally.String()
+	x.event(ctx, EventApplied, x.s.Decision.By, fmt.Sprintf("harness v%d -> v%d; %s", base.Version, committed.Version, tally), committed.Version)
+	return nil
+}
+
+// enableNewTests runs each new test at baseline in order and enables it when it passes; a
+// documented edge case is enabled without a run and counted apart.
+func (x *expansion) enableNewTests(ctx workflow.Context, cand harness.Harness, ids []string, cfg config.Research, tally *harness.Baseline) harness.Harness {
+	for _, id := range ids {
+		t, _ := testByID(cand, id)
+		if t.Question == "" {
+			tally.Documented++
+			cand, _ = harness.Enable(cand, id)
+			x.s.NewTests = append(x.s.NewTests, TestOutcome{ID: id, Passed: true, Documented: true, Note: "documented edge case: nothing to run, not counted"})
+			continue
+		}
+		r := runHarnessTest(ctx, t, cand.Gates, cfg, x.s.ID+"-baseline-"+id)
+		out := TestOutcome{ID: id, Passed: r.Passed, Score: r.Score, Note: r.Error}
+		tally.NewRun++
+		if r.Passed {
+			cand, _ = harness.Enable(cand, id)
+		} else {
+			tally.NewFailed++
+			if out.Note == "" {
+				out.Note = "fails at baseline; left disabled, retried by later cycles"
+			}
+		}
+		x.s.NewTests = append(x.s.NewTests, out)
+	}
+	return cand
+}
+
+// rerunExisting is the baseline check: every test that was already enabled runs again at the
+// thresholds in force in the candidate.
+func (x *expansion) rerunExisting(ctx workflow.Context, cand harness.Harness, newIDs []string, cfg config.Research, tally *harness.Baseline) {
+	isNew := map[string]bool{}
+	for _, id := range newIDs {
+		isNew[id] = true
+	}
+	for _, t := range enabledTests(cand) {
+		if isNew[t.ID] {
+			continue
+		}
+		r := runHarnessTest(ctx, t, cand.Gates, cfg, x.s.ID+"-rerun-"+t.ID)
+		tally.RerunRun++
+		out := TestOutcome{ID: t.ID, Passed: r.Passed, Score: r.Score, Threshold: t.Threshold, Note: r.Error}
+		if !r.Passed {
+			tally.RerunFailed++
+			if out.Note == "" {
+				out.Note = fmt.Sprintf("scores %.2f, below its threshold %.2f at baseline", r.Score, t.Threshold)
+			}
+		}
+		x.s.Rerun = append(x.s.Rerun, out)
+	}
 }

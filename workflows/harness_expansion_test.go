@@ -131,15 +131,16 @@ func TestExpansionApprovedDeterministic(t *testing.T) {
 	if st.State != ExpansionApplied || st.ProposalSource != "deterministic" || st.CommittedVersion != 2 || st.Decision.By != "ana" {
 		t.Fatalf("status %+v", st)
 	}
-	// gogc and memlimit were above the ceiling: 0.6 -> 0.65, 0.9 -> 0.95; hb was not.
-	if n := len(st.Accepted.ThresholdIncreases); n != 2 {
+	// gogc was at the ceiling: 0.6 -> 0.9, within the margin of its score; memlimit (0.97
+	// against 0.9) has no headroom and hb scored 0.5, so neither was.
+	if n := len(st.Accepted.ThresholdIncreases); n != 1 {
 		t.Fatalf("%d increases: %+v", n, st.Accepted)
 	}
 	h, err := store.Current()
 	if err != nil || h.Version != 2 || h.Parent != 1 || h.Change != st.ID {
 		t.Fatalf("store: v%d %v", h.Version, err)
 	}
-	for id, want := range map[string]float64{"gogc": 0.65, "memlimit": 0.95, "hb": 0.5} {
+	for id, want := range map[string]float64{"gogc": 0.9, "memlimit": 0.9, "hb": 0.5} {
 		if b, _ := h.Benchmark(id); b.Threshold != want {
 			t.Errorf("%s threshold %g, want %g", id, b.Threshold, want)
 		}
@@ -255,7 +256,7 @@ func TestExpansionRollsBack(t *testing.T) {
 	}, time.Hour)
 	env.ExecuteWorkflow(ExpansionWorkflowName, ExpansionRequest{Cycle: 12, MonitorID: "mon", Benchmarks: hxCeilingScores})
 	st := hxStatus(t, env)
-	if st.State != ExpansionRolledBack || st.CommittedVersion != 0 || !strings.Contains(st.Note, "2 of 3 new tests failed at baseline; restored v1") {
+	if st.State != ExpansionRolledBack || st.CommittedVersion != 0 || !strings.Contains(st.Note, "2 of 3 new tests and 0 of 3 re-run benchmarks failed at baseline; 0 documented edge case(s) not counted; restored v1") {
 		t.Fatalf("status %+v", st)
 	}
 	if len(st.NewTests) != 3 || st.NewTests[0].Passed || st.NewTests[1].Passed || !st.NewTests[2].Passed {

@@ -88,14 +88,17 @@ func (m *monitor) record(ctx workflow.Context, metrics harness.Metrics) (harness
 	now := workflow.Now(ctx)
 	st.Cycles++
 	snap := harness.Snapshot{Cycle: st.Cycles, At: now, Metrics: metrics}
-	window := harness.Recent(append(append([]harness.Snapshot(nil), st.Snapshots...), snap))
+	if workflow.GetVersion(ctx, applyProtocolChange, workflow.DefaultVersion, 1) >= 1 {
+		st.PerVersion, snap.Version = true, m.versionOf(metrics)
+	}
+	window := harness.Recent(m.signalSpan(append(append([]harness.Snapshot(nil), st.Snapshots...), snap)))
 	snap.Breakdown = harness.Score(metrics, harness.Deltas(window))
 	if workflow.GetVersion(ctx, keepHistoryChange, workflow.DefaultVersion, 1) >= 1 {
 		st.Snapshots = harness.KeepHistory(append(st.Snapshots, snap), now)
 	} else {
 		st.Snapshots = harness.Prune(append(st.Snapshots, snap), now)
 	}
-	agg := harness.AggregateOf(st.Snapshots)
+	agg := harness.AggregateOf(m.signalSpan(st.Snapshots))
 	res := harness.CycleResult{Cycle: st.Cycles, Breakdown: snap.Breakdown, Aggregate: agg, Decision: harness.Decide(agg)}
 	if metrics.MeanScore != nil {
 		v := *metrics.MeanScore
@@ -121,6 +124,38 @@ func (m *monitor) record(ctx workflow.Context, metrics harness.Metrics) (harness
 	return res, nil
 }
 
+// signalSpan is the part of the snapshots the signals are computed over: since PerVersion,
+// only those of the current harness version, so streaks and deltas restart with each version.
+func (m *monitor) signalSpan(snaps []harness.Snapshot) []harness.Snapshot {
+	if m.st.PerVersion {
+		return harness.SameVersion(snaps)
+	}
+	return snaps
+}
+
+// versionOf is the harness version metrics measured: their own, else the newest version the
+// ledger recorded (metrics from another harness name none).
+func (m *monitor) versionOf(metrics harness.Metrics) int {
+	if metrics.HarnessVersion > 0 {
+		return metrics.HarnessVersion
+	}
+	v := 0
+	for _, r := range m.st.Ledger {
+		v = max(v, r.Version)
+	}
+	return v
+}
+
+// trigger is what the monitor saw when it decided to expand.
+func (m *monitor) trigger(res *harness.CycleResult) *ExpansionTrigger {
+	t := &ExpansionTrigger{Score: res.Breakdown.Score, Level: res.Breakdown.Level,
+		ConsecutiveHigh: res.Aggregate.ConsecutiveHigh, ConsecutiveCritical: res.Aggregate.ConsecutiveCritical}
+	if n := len(m.st.Snapshots); n > 0 {
+		t.HarnessVersion = m.st.Snapshots[n-1].Version
+	}
+	return t
+}
+
 // act carries out a cycle's decision on the state: an expansion to start (returned) unless one
 // is open or the streak was already acted on, or a review flag when the trend first turns up.
 func (m *monitor) act(ctx workflow.Context, res *harness.CycleResult, prev harness.Decision, now time.Time) *ExpansionRequest {
@@ -143,7 +178,8 @@ func (m *monitor) act(ctx workflow.Context, res *harness.CycleResult, prev harne
 			res.ExpansionID = ExpansionID(workflow.GetInfo(ctx).WorkflowExecution.ID, st.Cycles)
 			st.OpenExpansion, st.LastExpansionCycle = res.ExpansionID, st.Cycles
 			return &ExpansionRequest{Cycle: st.Cycles, Urgent: urgent, Reason: string(res.Decision), Aggregate: agg,
-				Benchmarks: st.LastBenchmarks, MonitorID: workflow.GetInfo(ctx).WorkflowExecution.ID, ExpansionSettings: m.in.Expansion}
+				Benchmarks: st.LastBenchmarks, MonitorID: workflow.GetInfo(ctx).WorkflowExecution.ID, ExpansionSettings: m.in.Expansion,
+				Trigger: m.trigger(res)}
 		}
 	case harness.DecisionFlagForReview:
 		if prev != harness.DecisionFlagForReview {
@@ -205,12 +241,12 @@ func (m *monitor) flag(f ReviewFlag) {
 
 func (m *monitor) status() MonitorStatus {
 	st := m.st
-	s := MonitorStatus{Cycles: st.Cycles, Aggregate: harness.AggregateOf(st.Snapshots), Decision: harness.DecisionContinue,
+	s := MonitorStatus{Cycles: st.Cycles, Aggregate: harness.AggregateOf(m.signalSpan(st.Snapshots)), Decision: harness.DecisionContinue,
 		OpenExpansion: st.OpenExpansion, Expansions: Summarize(st.Events), Events: st.Events, Flags: st.Flags,
 		LastMeanScore: st.LastMeanScore, Snapshots: len(st.Snapshots), Runs: st.Runs, Ledger: st.Ledger, Tamper: st.Tamper}
 	if n := len(st.Snapshots); n > 0 {
 		latest := st.Snapshots[n-1]
-		s.Latest = &latest
+		s.Latest, s.LastVersion = &latest, latest.Version
 	}
 	if n := len(st.Recent); n > 0 {
 		s.Decision = st.Recent[n-1].Decision

@@ -86,6 +86,9 @@ type MonitorState struct {
 	Ledger harness.Ledger `json:"ledger,omitempty"`
 	// Tamper is the last failed hash check; while set, no expansion starts.
 	Tamper *harness.Tamper `json:"tamper,omitempty"`
+	// PerVersion: the signals (streaks, deltas, trend) are computed over the snapshots of the
+	// current harness version only (set from applyProtocolChange on).
+	PerVersion bool `json:"per_version,omitempty"`
 }
 
 // Expansion event kinds.
@@ -141,10 +144,12 @@ type MonitorStatus struct {
 	Events        []ExpansionEvent   `json:"events"`
 	Flags         []ReviewFlag       `json:"flags"`
 	LastMeanScore *float64           `json:"last_mean_score,omitempty"`
-	Snapshots     int                `json:"snapshots"`
-	Runs          int                `json:"runs"`
-	Ledger        harness.Ledger     `json:"ledger,omitempty"`
-	Tamper        *harness.Tamper    `json:"tamper,omitempty"`
+	// LastVersion is the harness version of the latest snapshot (0: unknown).
+	LastVersion int             `json:"last_version,omitempty"`
+	Snapshots   int             `json:"snapshots"`
+	Runs        int             `json:"runs"`
+	Ledger      harness.Ledger  `json:"ledger,omitempty"`
+	Tamper      *harness.Tamper `json:"tamper,omitempty"`
 }
 
 // ClearTamperRequest is a person's word that the harness files verify again (harness verify
@@ -195,10 +200,22 @@ type ExpansionRequest struct {
 	Benchmarks []harness.BenchmarkScore `json:"benchmarks,omitempty"`
 	// MonitorID receives the expansion's events; empty sends none.
 	MonitorID string `json:"monitor_id,omitempty"`
+	// Trigger is the monitor's state when it started the expansion (nil from older monitors).
+	Trigger *ExpansionTrigger `json:"trigger,omitempty"`
 	// Import, when set, makes this the application of an imported harness file: no research
 	// and no proposer, the import is the proposal and its approval.
 	Import *ExpansionImport `json:"import,omitempty"`
 	ExpansionSettings
+}
+
+// ExpansionTrigger is what the monitor saw when it started an expansion: the score and level
+// of the cycle, the streaks and the harness version they were counted on.
+type ExpansionTrigger struct {
+	Score               float64       `json:"score"`
+	Level               harness.Level `json:"level"`
+	ConsecutiveHigh     int           `json:"consecutive_high_or_above"`
+	ConsecutiveCritical int           `json:"consecutive_critical"`
+	HarnessVersion      int           `json:"harness_version,omitempty"`
 }
 
 // ExpansionImport is a hand-edited harness file as a proposal over the version in force. Its
@@ -239,10 +256,13 @@ type DecideRequest struct {
 
 // TestOutcome is a new test's baseline run while the expansion enables it.
 type TestOutcome struct {
-	ID     string  `json:"id"`
-	Passed bool    `json:"passed"`
-	Score  float64 `json:"score"`
-	Note   string  `json:"note,omitempty"`
+	ID        string  `json:"id"`
+	Passed    bool    `json:"passed"`
+	Score     float64 `json:"score"`
+	Threshold float64 `json:"threshold,omitempty"`
+	// Documented is an edge case with nothing to run: enabled, counted neither way.
+	Documented bool   `json:"documented,omitempty"`
+	Note       string `json:"note,omitempty"`
 }
 
 // ExpansionStatus is what the expansion query answers.
@@ -261,8 +281,14 @@ type ExpansionStatus struct {
 	Refusals           []harness.Refusal  `json:"refusals,omitempty"`
 	Decision           *ExpansionDecision `json:"decision,omitempty"`
 	NewTests           []TestOutcome      `json:"new_tests,omitempty"`
-	CommittedVersion   int                `json:"committed_version,omitempty"`
-	Note               string             `json:"note,omitempty"`
+	// Rerun is the baseline check: the existing tests re-run at the new thresholds.
+	Rerun []TestOutcome `json:"rerun,omitempty"`
+	// Tally counts the baseline runs the commit-or-rollback rule read.
+	Tally *harness.Baseline `json:"tally,omitempty"`
+	// Trigger is the monitor's score, level and streaks when it started the expansion.
+	Trigger          *ExpansionTrigger `json:"trigger,omitempty"`
+	CommittedVersion int               `json:"committed_version,omitempty"`
+	Note             string            `json:"note,omitempty"`
 	// IgnoredSignals are approve/reject signals that decided nothing (invalid or late), with why.
 	IgnoredSignals []IgnoredSignal `json:"ignored_signals,omitempty"`
 }
@@ -307,4 +333,9 @@ type HarnessCycleReport struct {
 	Results        []BenchmarkResult   `json:"results"`
 	Metrics        harness.Metrics     `json:"metrics"`
 	Recorded       harness.CycleResult `json:"recorded"`
+	// Retries are the disabled new tests this cycle ran again; those that passed are
+	// RetryEnabled, committed as RetryVersion.
+	Retries      []BenchmarkResult `json:"retries,omitempty"`
+	RetryEnabled []string          `json:"retry_enabled,omitempty"`
+	RetryVersion int               `json:"retry_version,omitempty"`
 }

@@ -31,21 +31,27 @@ func TestReplayRecordedHistory(t *testing.T) {
 
 // TestReplayHarnessHistories replays a harness cycle, an approved and applied expansion and the
 // monitor that recorded ten cycles and started it, all recorded on the real dev server (by
-// `SATED_RECORD_HISTORY=1 go test ./starter -run TestHarnessOnDevServer`). The first three are
-// from before the tamper-evident harness; the import (an expansion through the "harness-import"
-// version) and the monitor that recorded version hashes, a tamper report and its clearing are
-// from after it. The first monitor history is also from before "keep-history-window" (cycles
-// pruned at 90 days), the ledger history from after it. harness_expansion_history_v0.json is an
-// expansion from before "decide-by-signal", approved by update; the current one was approved by
-// a signal from the Temporal CLI, after a nameless signal it ignored.
+// `SATED_RECORD_HISTORY=1 go test ./starter -run TestHarnessOnDevServer`). harness_monitor_history.json
+// is from before the tamper-evident harness and "keep-history-window" (cycles pruned at 90 days).
+// harness_expansion_history_v0.json is an expansion from before "decide-by-signal", approved by
+// update; _v1 one approved by a signal from the Temporal CLI after a nameless signal it ignored.
+// The files named *_v0 (and the expansion's _v1) are from before "apply-protocol"; the unsuffixed
+// ones from after it: the cycle keeps its signals per harness version, the expansion generated
+// benchmarks from the corpus, ran them and re-ran the existing benchmarks at the raised thresholds
+// (the baseline check) before committing, the import did the same, and the monitor kept its
+// streaks per version and recorded the trigger.
 func TestReplayHarnessHistories(t *testing.T) {
 	replayEach(t, []recorded{
 		{"harness_cycle_history.json", HarnessCycleWorkflow},
+		{"harness_cycle_history_v0.json", HarnessCycleWorkflow},
 		{"harness_expansion_history.json", ExpansionWorkflow},
+		{"harness_expansion_history_v1.json", ExpansionWorkflow},
 		{"harness_expansion_history_v0.json", ExpansionWorkflow},
 		{"harness_monitor_history.json", SaturationMonitorWorkflow},
 		{"harness_import_history.json", ExpansionWorkflow},
+		{"harness_import_history_v0.json", ExpansionWorkflow},
 		{"harness_monitor_ledger_history.json", SaturationMonitorWorkflow},
+		{"harness_monitor_ledger_history_v0.json", SaturationMonitorWorkflow},
 	})
 }
 

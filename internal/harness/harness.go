@@ -17,8 +17,20 @@ import (
 // CeilingScore is the score above which a benchmark run sits at the ceiling.
 const CeilingScore = 0.95
 
-// ThresholdStep is how much a deterministic proposal raises a threshold at the ceiling.
+// ThresholdStep is the least a deterministic proposal raises a threshold at the ceiling.
 const ThresholdStep = 0.05
+
+// CeilingMargin is the headroom above its threshold that puts a run above CeilingScore at the
+// ceiling: a benchmark whose threshold sits within CeilingMargin of what the system scores is
+// not too easy, whatever the score. So raising thresholds moves the ceiling signal.
+const CeilingMargin = 0.10
+
+// AtCeiling reports whether a run scoring score against threshold sits at the ceiling: above
+// CeilingScore with more than CeilingMargin of headroom (compared in hundredths, so float
+// noise cannot flip it).
+func AtCeiling(score, threshold float64) bool {
+	return score > CeilingScore && math.Round((score-threshold)*100) > math.Round(CeilingMargin*100)
+}
 
 // Benchmark is a research question with gold facts and the recall it must reach to pass.
 type Benchmark struct {
@@ -27,6 +39,9 @@ type Benchmark struct {
 	Gold      []eval.Fact `json:"gold"`
 	Threshold float64     `json:"threshold"`
 	Enabled   bool        `json:"enabled"`
+	// Origin says where a generated benchmark came from (its corpus passages and what the
+	// expansion research found); empty for benchmarks written by people.
+	Origin string `json:"origin,omitempty"`
 }
 
 // EdgeCase is an unusual input the system must handle; with a question and gold it is run
@@ -476,8 +491,54 @@ func Enable(h Harness, id string) (Harness, error) {
 // RollbackNeeded reports whether more than half of the new tests failed at once.
 func RollbackNeeded(failed, total int) bool { return total > 0 && 2*failed > total }
 
-// DeterministicProposal raises, by ThresholdStep up to 1, the threshold of every enabled
-// benchmark whose last score sits above the ceiling; the fallback when no model is configured.
+// Baseline is the tally of an application's baseline runs: the new (or re-enabled) tests that
+// run, the existing benchmarks re-run at the new thresholds, and the documented edge cases
+// that have nothing to run, counted apart so they can neither pass nor fail the rule.
+type Baseline struct {
+	NewRun      int `json:"new_run"`
+	NewFailed   int `json:"new_failed"`
+	RerunRun    int `json:"rerun_run"`
+	RerunFailed int `json:"rerun_failed"`
+	Documented  int `json:"documented"`
+}
+
+// Rollback reports whether the application must roll back: more than half of the new tests
+// that ran, or more than half of the re-run existing benchmarks, failed.
+func (b Baseline) Rollback() bool {
+	return RollbackNeeded(b.NewFailed, b.NewRun) || RollbackNeeded(b.RerunFailed, b.RerunRun)
+}
+
+// String says what failed, for the expansion's note and log.
+func (b Baseline) String() string {
+	return fmt.Sprintf("%d of %d new tests and %d of %d re-run benchmarks failed at baseline; %d documented edge case(s) not counted",
+		b.NewFailed, b.NewRun, b.RerunFailed, b.RerunRun, b.Documented)
+}
+
+// RetryPerCycle bounds how many disabled tests (new tests that failed at baseline) a cycle
+// retries, so a long backlog cannot double a cycle's cost.
+const RetryPerCycle = 3
+
+// Pending lists the disabled tests with a question, oldest first: new tests that failed at
+// baseline and wait for a retry.
+func (h Harness) Pending() []string {
+	var ids []string
+	for _, b := range h.Benchmarks {
+		if !b.Enabled {
+			ids = append(ids, b.ID)
+		}
+	}
+	for _, e := range h.EdgeCases {
+		if !e.Enabled && e.Question != "" {
+			ids = append(ids, e.ID)
+		}
+	}
+	return ids
+}
+
+// DeterministicProposal raises the threshold of every enabled benchmark at the ceiling
+// (AtCeiling against its threshold in force) to CeilingMargin below its last score, and at
+// least by ThresholdStep, up to 1: after it the benchmark is no longer at the ceiling. The
+// fallback when no model is configured; generated benchmarks are added by the activity.
 func DeterministicProposal(h Harness, scores map[string]float64, cycle int) Proposal {
 	var p Proposal
 	ids := make([]string, 0, len(scores))
@@ -487,20 +548,22 @@ func DeterministicProposal(h Harness, scores map[string]float64, cycle int) Prop
 	sort.Strings(ids)
 	for _, id := range ids {
 		b, ok := h.Benchmark(id)
-		if !ok || !b.Enabled || scores[id] <= CeilingScore || b.Threshold >= 1 {
+		if !ok || !b.Enabled || !AtCeiling(scores[id], b.Threshold) || b.Threshold >= 1 {
 			continue
 		}
-		proposed := math.Min(1, math.Round((b.Threshold+ThresholdStep)*100)/100)
+		proposed := math.Min(1, math.Max(hundredths(b.Threshold+ThresholdStep), hundredths(scores[id]-CeilingMargin)))
 		p.ThresholdIncreases = append(p.ThresholdIncreases, ThresholdIncrease{
 			BenchmarkID: id, Current: b.Threshold, Proposed: proposed,
-			Rationale: fmt.Sprintf("scored %.2f in cycle %d, above the %.2f ceiling", scores[id], cycle, CeilingScore),
+			Rationale: fmt.Sprintf("scored %.2f in cycle %d, above the %.2f ceiling with %.2f of headroom over its threshold", scores[id], cycle, CeilingScore, scores[id]-b.Threshold),
 		})
 	}
 	if len(p.ThresholdIncreases) > 0 {
-		p.Rationale = "deterministic: raise the thresholds of benchmarks at the ceiling"
+		p.Rationale = "deterministic: raise the thresholds of benchmarks at the ceiling to within the ceiling margin of their scores"
 	}
 	return p
 }
+
+func hundredths(v float64) float64 { return math.Round(v*100) / 100 }
 
 // Diff expresses next as a proposal over current, so a hand-edited harness goes through the
 // same ratchet as an expansion.

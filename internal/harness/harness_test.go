@@ -160,15 +160,70 @@ func TestRollbackNeeded(t *testing.T) {
 
 func TestDeterministicProposal(t *testing.T) {
 	p := DeterministicProposal(base(), map[string]float64{"a": 0.97, "b": 1.0, "c": 1.0, "zz": 1.0}, 12)
-	// a: 0.6 -> 0.65; b: 0.98 -> 1 (capped); c is disabled; zz is unknown.
-	if len(p.ThresholdIncreases) != 2 || p.ThresholdIncreases[0].Proposed != 0.65 || p.ThresholdIncreases[1].Proposed != 1 {
+	// a: 0.6 -> 0.87, within the margin of its score; b (0.98) has no headroom, so it is not
+	// at the ceiling; c is disabled; zz is unknown.
+	if len(p.ThresholdIncreases) != 1 || p.ThresholdIncreases[0].BenchmarkID != "a" || p.ThresholdIncreases[0].Proposed != 0.87 {
 		t.Fatalf("%+v", p.ThresholdIncreases)
 	}
 	if err := Ratchet(base(), p); err != nil {
 		t.Error(err)
 	}
+	// after the raise, a is no longer at the ceiling: the proposal moves the ceiling signal
+	if AtCeiling(0.97, 0.87) {
+		t.Error("a raised benchmark is still at the ceiling")
+	}
 	if p := DeterministicProposal(base(), map[string]float64{"a": 0.95}, 1); !p.Empty() {
 		t.Errorf("0.95 is not above the ceiling: %+v", p)
+	}
+	// a small gap still raises by at least the step
+	h := base()
+	h.Benchmarks[0].Threshold = 0.86
+	if p := DeterministicProposal(h, map[string]float64{"a": 0.99}, 1); len(p.ThresholdIncreases) != 1 || p.ThresholdIncreases[0].Proposed != 0.91 {
+		t.Errorf("step: %+v", p.ThresholdIncreases)
+	}
+}
+
+func TestAtCeiling(t *testing.T) {
+	for _, c := range []struct {
+		score, threshold float64
+		want             bool
+	}{
+		{1, 0.6, true},
+		{0.96, 0.5, true},
+		{1, 0.9, false}, // exactly the margin: the threshold is in force
+		{0.97, 0.9, false},
+		{0.95, 0.1, false}, // not above the ceiling score
+		{1, 0.89, true},
+	} {
+		if got := AtCeiling(c.score, c.threshold); got != c.want {
+			t.Errorf("AtCeiling(%g, %g) = %v", c.score, c.threshold, got)
+		}
+	}
+}
+
+func TestBaselineRollback(t *testing.T) {
+	for _, c := range []struct {
+		b    Baseline
+		want bool
+	}{
+		{Baseline{NewRun: 3, NewFailed: 2}, true},
+		{Baseline{NewRun: 2, NewFailed: 1}, false},
+		{Baseline{RerunRun: 3, RerunFailed: 2}, true},            // a threshold-only expansion can roll back
+		{Baseline{NewRun: 1, NewFailed: 1, Documented: 3}, true}, // documented edge cases do not dilute
+		{Baseline{Documented: 2}, false},
+		{Baseline{NewRun: 2, NewFailed: 1, RerunRun: 4, RerunFailed: 2}, false},
+	} {
+		if got := c.b.Rollback(); got != c.want {
+			t.Errorf("%s: rollback %v", c.b, got)
+		}
+	}
+}
+
+func TestPending(t *testing.T) {
+	h := base()
+	h.EdgeCases = append(h.EdgeCases, EdgeCase{ID: "doc", Description: "d"}, EdgeCase{ID: "run", Description: "r", Question: "q", Gold: gold, Threshold: 1})
+	if got := h.Pending(); strings.Join(got, ",") != "c,run" {
+		t.Errorf("pending %v", got)
 	}
 }
 

@@ -91,7 +91,11 @@ type Metrics struct {
 	CycleID string `json:"cycle_id,omitempty"`
 	// Source names the harness that produced the metrics (sated, or another).
 	Source string `json:"source,omitempty"`
-	// CeilingRate is the share of benchmarks scoring above the ceiling (95%).
+	// HarnessVersion is the harness version the cycle ran; 0 when the source does not say (the
+	// monitor then uses the newest version it recorded). Signals are kept per version.
+	HarnessVersion int `json:"harness_version,omitempty"`
+	// CeilingRate is the share of benchmarks at the ceiling: above 95% with more than the
+	// ceiling margin of headroom over the threshold in force (AtCeiling).
 	CeilingRate float64 `json:"ceiling_rate"`
 	// RegressionPassRate is the share of regression tests passing.
 	RegressionPassRate float64 `json:"regression_pass_rate"`
@@ -104,6 +108,8 @@ type Metrics struct {
 	// MeanScore is the cycle's mean benchmark score, kept so the next cycle can compute its delta.
 	MeanScore  *float64         `json:"mean_score,omitempty"`
 	Benchmarks []BenchmarkScore `json:"benchmarks,omitempty"`
+	// Retries are the disabled new tests the cycle ran again (not counted in the signals).
+	Retries []BenchmarkScore `json:"retries,omitempty"`
 }
 
 // requiredFields are the JSON keys a metrics document must carry.
@@ -247,7 +253,10 @@ func (l Level) AtLeastHigh() bool { return l == LevelHigh || l == LevelCritical 
 
 // Snapshot is one recorded cycle.
 type Snapshot struct {
-	Cycle     int       `json:"cycle"`
+	Cycle int `json:"cycle"`
+	// Version is the harness version the cycle measured (0 in snapshots from before signals
+	// were kept per version).
+	Version   int       `json:"version,omitempty"`
 	At        time.Time `json:"at"`
 	Metrics   Metrics   `json:"metrics"`
 	Breakdown Breakdown `json:"breakdown"`
@@ -269,6 +278,17 @@ func Recent(snaps []Snapshot) []Snapshot {
 		return snaps[len(snaps)-Window:]
 	}
 	return snaps
+}
+
+// SameVersion returns the trailing snapshots measured on the same harness version as the
+// last one: the streaks, the deltas and the trend restart when a new version is committed,
+// since a more rigorous harness is a new scale.
+func SameVersion(snaps []Snapshot) []Snapshot {
+	i := len(snaps)
+	for i > 0 && snaps[i-1].Version == snaps[len(snaps)-1].Version {
+		i--
+	}
+	return snaps[i:]
 }
 
 // Deltas returns the improvement deltas of snaps, oldest first.
