@@ -157,6 +157,7 @@ func HarnessCycleWorkflow(ctx workflow.Context, req HarnessCycleRequest) (Harnes
 	}
 	rep.Metrics = CycleMetrics(rep.Results, prev.LastMeanScore)
 	rep.Metrics.CycleID, rep.Metrics.Source = id, "sated"
+	rep.Metrics.HarnessVersion = h.Version
 	err := workflow.ExecuteActivity(cctx, harnessActs.HarnessRecordCycle, activities.HarnessRecordInput{
 		MonitorID: monitorID, WorkflowType: SaturationMonitorWorkflowName, UpdateName: MonitorRecordUpdate,
 		TaskQueue: workflow.GetInfo(ctx).TaskQueueName, Metrics: rep.Metrics,

@@ -91,6 +91,8 @@ type Metrics struct {
 	CycleID string `json:"cycle_id,omitempty"`
 	// Source names the harness that produced the metrics (sated, or another).
 	Source string `json:"source,omitempty"`
+	// HarnessVersion is the harness version the cycle ran, when the harness has versions.
+	HarnessVersion int `json:"harness_version,omitempty"`
 	// CeilingRate is the share of benchmarks scoring above the ceiling (95%).
 	CeilingRate float64 `json:"ceiling_rate"`
 	// RegressionPassRate is the share of regression tests passing.
