@@ -307,6 +307,8 @@ func researchWorker(c client.Client, env config.Env, acts *activities.Activities
 		harnessModel = model
 	}
 	w.RegisterActivity(activities.NewHarnessActivities(env.HarnessDir(), c, env.TaskQueue, harnessModel))
+	// the operator gate: notifications (SATED_NOTIFY_URL, SATED_NOTIFY_COMMAND) and the audit log
+	w.RegisterActivity(activities.NewGateActivities(env.NotifyURL, env.NotifyCommand, env.HarnessDir()))
 	return w
 }
 
