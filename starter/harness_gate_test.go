@@ -2,17 +2,22 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/sated-dev/sated/activities"
 	"github.com/sated-dev/sated/internal/config"
 	"github.com/sated-dev/sated/internal/eval"
 	"github.com/sated-dev/sated/internal/harness"
@@ -238,4 +243,48 @@ func TestExpansionDiffAndIdentity(t *testing.T) {
 	if len(fake.decided) != 1 || fake.decided[0].By != "ana" || fake.decided[0].User != u || fake.decided[0].Host != h {
 		t.Errorf("decision sent %+v, want the OS identity %s@%s", fake.decided, u, h)
 	}
+}
+
+// gateHook is a loopback webhook keeping the notices it receives.
+type gateHook struct {
+	mu      sync.Mutex
+	notices []activities.Notice
+	srv     *httptest.Server
+}
+
+func newGateHook() *gateHook {
+	h := &gateHook{}
+	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var n activities.Notice
+		if err := json.NewDecoder(r.Body).Decode(&n); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.notices = append(h.notices, n)
+	}))
+	return h
+}
+
+// has reports whether a notice of kind event (about expansion id, when given) arrived.
+func (h *gateHook) has(event, id string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, n := range h.notices {
+		if n.Event == event && (id == "" || n.ExpansionID == id) {
+			return true
+		}
+	}
+	return false
+}
+
+func (h *gateHook) events() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []string
+	for _, n := range h.notices {
+		out = append(out, n.Event+" "+n.ExpansionID)
+	}
+	return strings.Join(out, ", ")
 }

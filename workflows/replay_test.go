@@ -37,7 +37,10 @@ func TestReplayRecordedHistory(t *testing.T) {
 // from after it. The first monitor history is also from before "keep-history-window" (cycles
 // pruned at 90 days), the ledger history from after it. harness_expansion_history_v0.json is an
 // expansion from before "decide-by-signal", approved by update; the current one was approved by
-// a signal from the Temporal CLI, after a nameless signal it ignored.
+// a signal from the Temporal CLI, after a nameless signal it ignored. harness_expansion_history.json
+// and harness_monitor_ledger_history.json are from before "approval-reminder" and "operator-gate";
+// the *_gate_history.json files are from after them (the monitor's notices, audit lines and a
+// flag acknowledgement included).
 func TestReplayHarnessHistories(t *testing.T) {
 	replayEach(t, []recorded{
 		{"harness_cycle_history.json", HarnessCycleWorkflow},
@@ -46,6 +49,8 @@ func TestReplayHarnessHistories(t *testing.T) {
 		{"harness_monitor_history.json", SaturationMonitorWorkflow},
 		{"harness_import_history.json", ExpansionWorkflow},
 		{"harness_monitor_ledger_history.json", SaturationMonitorWorkflow},
+		{"harness_expansion_gate_history.json", ExpansionWorkflow},
+		{"harness_monitor_gate_history.json", SaturationMonitorWorkflow},
 	})
 }
 
