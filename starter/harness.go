@@ -260,6 +260,7 @@ func harnessImportCmd(ctx context.Context, env config.Env, args []string) error 
 	id := workflows.ExpansionIDPrefix + "import-" + harness.Short(harness.ContentHash(next))
 	req := workflows.ExpansionRequest{Reason: "import " + pos[0], MonitorID: harnessMonitorID,
 		Import: &workflows.ExpansionImport{File: pos[0], By: strings.TrimSpace(*by), Proposal: p}}
+	req.Import.User, req.Import.Host = starterIdentity()
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: env.TaskQueue}, workflows.ExpansionWorkflowName, req)
 	if err != nil {
 		return fmt.Errorf("starting the import: %s", workflows.Readable(err))

@@ -182,7 +182,7 @@ func (x *expansion) runImport(ctx workflow.Context, base harness.Harness, cfg co
 		x.event(ctx, EventNothing, imp.By, "the imported file changes nothing", 0)
 		return nil
 	}
-	x.s.Decision = &ExpansionDecision{Approved: true, By: imp.By, Reason: "imported " + imp.File, At: workflow.Now(ctx)}
+	x.s.Decision = &ExpansionDecision{Approved: true, By: imp.By, Reason: "imported " + imp.File, At: workflow.Now(ctx), User: imp.User, Host: imp.Host}
 	x.event(ctx, EventApproved, imp.By, x.s.Decision.Reason, 0)
 	x.s.State = ExpansionApplying
 	return x.apply(ctx, cfg)

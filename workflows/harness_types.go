@@ -229,6 +229,9 @@ type ExpansionImport struct {
 	File     string           `json:"file"`
 	By       string           `json:"by"`
 	Proposal harness.Proposal `json:"proposal"`
+	// User and Host are the OS user and host the importing starter ran as.
+	User string `json:"user,omitempty"`
+	Host string `json:"host,omitempty"`
 }
 
 // Expansion states.
