@@ -26,13 +26,13 @@ import (
 )
 
 func init() {
-	register("harness", "evaluation harness: record METRICS.json | status | schedule | init | show | import FILE | verify | restore N", harnessCmd)
-	register("expansion", "harness expansions: list | show ID | approve ID | reject ID --reason ...", expansionCmd)
+	register("harness", "evaluation harness: record METRICS.json | status [--svg FILE] | ack FLAG | audit | schedule | init | show | import FILE | verify | restore N", harnessCmd)
+	register("expansion", "harness expansions: list | show ID | diff ID | approve ID | reject ID --reason ...", expansionCmd)
 }
 
-const harnessUsage = "usage: starter harness record METRICS.json | status [--json] | schedule --every DURATION | schedule pause|resume|trigger|delete | init [--from QUESTIONS.jsonl] | show [--json] [--version N] | import FILE [--by NAME] | verify [--adopt] [--json] | restore VERSION"
+const harnessUsage = "usage: starter harness record METRICS.json | status [--json] [--svg FILE] | ack FLAG --reason TEXT [--by NAME] | audit [--json] | schedule --every DURATION | schedule pause|resume|trigger|delete | init [--from QUESTIONS.jsonl] | show [--json] [--version N] | import FILE [--by NAME] | verify [--adopt] [--json] | restore VERSION"
 
-const expansionUsage = "usage: starter expansion list | show ID | approve ID [--by NAME] [--reason TEXT] | reject ID --reason TEXT [--by NAME]"
+const expansionUsage = "usage: starter expansion list | show ID | diff ID | approve ID [--by NAME] [--reason TEXT] | reject ID --reason TEXT [--by NAME]"
 
 // harnessParse parses flags that may come before or after positional arguments.
 func harnessParse(fs *flag.FlagSet, args []string) ([]string, error) {
@@ -68,6 +68,8 @@ var harnessCommands = map[string]commandFunc{
 	"import":   harnessImportCmd,
 	"verify":   harnessVerifyCmd,
 	"restore":  harnessRestoreCmd,
+	"ack":      harnessAckCmd,
+	"audit":    harnessAuditCmd,
 }
 
 func harnessCmd(ctx context.Context, env config.Env, args []string) error {
@@ -110,6 +112,7 @@ func harnessRecordCmd(ctx context.Context, env config.Env, args []string) error 
 func harnessStatusCmd(ctx context.Context, env config.Env, args []string) error {
 	fs := flag.NewFlagSet("harness status", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the status as JSON")
+	svg := fs.String("svg", "", "also write the last cycles' chart to this SVG file")
 	if pos, err := harnessParse(fs, args); err != nil {
 		return err
 	} else if len(pos) > 0 {
@@ -123,6 +126,11 @@ func harnessStatusCmd(ctx context.Context, env config.Env, args []string) error 
 	st, err := harnessStatus(ctx, c)
 	if err != nil {
 		return err
+	}
+	if *svg != "" {
+		if err := os.WriteFile(*svg, HistoryChartSVG(st.History), 0o644); err != nil {
+			return err
+		}
 	}
 	if *asJSON {
 		return harnessJSON(stdout, st)
@@ -252,6 +260,7 @@ func harnessImportCmd(ctx context.Context, env config.Env, args []string) error 
 	id := workflows.ExpansionIDPrefix + "import-" + harness.Short(harness.ContentHash(next))
 	req := workflows.ExpansionRequest{Reason: "import " + pos[0], MonitorID: harnessMonitorID,
 		Import: &workflows.ExpansionImport{File: pos[0], By: strings.TrimSpace(*by), Proposal: p}}
+	req.Import.User, req.Import.Host = starterIdentity()
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: env.TaskQueue}, workflows.ExpansionWorkflowName, req)
 	if err != nil {
 		return fmt.Errorf("starting the import: %s", workflows.Readable(err))
@@ -400,11 +409,13 @@ func harnessPrintStatus(w io.Writer, st workflows.MonitorStatus) {
 	if st.OpenExpansion != "" {
 		fmt.Fprintf(w, "open expansion: %s\n", st.OpenExpansion)
 	}
-	if len(st.Flags) > 0 {
-		fmt.Fprintln(w, "flagged for review:")
-		for _, f := range st.Flags {
-			fmt.Fprintf(w, "  cycle %d %s %s %s\n", f.Cycle, f.At.Format(time.RFC3339), f.ExpansionID, f.Reason)
-		}
+	harnessPrintFlags(w, st.Flags)
+	harnessPrintHistory(w, st.History)
+	if st.Outbox > 0 {
+		fmt.Fprintf(w, "notifications and audit lines not yet delivered: %d\n", st.Outbox)
+	}
+	for _, f := range st.GateFailures {
+		fmt.Fprintf(w, "failed to deliver %s (%s) at %s: %s\n", f.What, f.ID, f.At.UTC().Format(time.RFC3339), f.Error)
 	}
 }
 
@@ -559,6 +570,17 @@ func expansionCmd(ctx context.Context, env config.Env, args []string) error {
 			return err
 		}
 		return harnessJSON(stdout, st)
+	case "diff":
+		st, err := expansionShow(ctx, c, x.id)
+		if err != nil {
+			return err
+		}
+		var base *harness.Harness
+		if h, err := harness.NewStore(env.HarnessDir()).Version(st.BaseVersion); err == nil {
+			base = &h
+		}
+		expansionDiff(stdout, st, base)
+		return nil
 	}
 	st, err := expansionDecide(ctx, c, x.id, x.sub == "approve", x.by, x.reason)
 	if err != nil {
@@ -590,12 +612,12 @@ func parseExpansion(args []string, user string) (expansionArgs, error) {
 		if len(pos) > 0 {
 			return x, usagef("expansion list takes no arguments")
 		}
-	case "show", "approve", "reject":
+	case "show", "diff", "approve", "reject":
 		if len(pos) != 1 {
 			return x, usagef("expansion %s needs one expansion ID", x.sub)
 		}
 		x.id = pos[0]
-		if x.sub != "show" && strings.TrimSpace(x.by) == "" {
+		if (x.sub == "approve" || x.sub == "reject") && strings.TrimSpace(x.by) == "" {
 			return x, usagef("expansion %s needs --by NAME", x.sub)
 		}
 		if x.sub == "reject" && strings.TrimSpace(x.reason) == "" {
@@ -679,12 +701,13 @@ func expansionShow(ctx context.Context, c client.Client, id string) (workflows.E
 // expansionDecide approves or rejects an expansion through its validated update; an unknown or
 // already decided expansion is an error.
 func expansionDecide(ctx context.Context, c client.Client, id string, approve bool, by, reason string) (workflows.ExpansionStatus, error) {
+	osUser, host := starterIdentity()
 	name := workflows.ExpansionRejectUpdate
 	if approve {
 		name = workflows.ExpansionApproveUpdate
 	}
 	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: id, UpdateName: name,
-		Args: []any{workflows.DecideRequest{By: by, Reason: reason}}, WaitForStage: client.WorkflowUpdateStageCompleted})
+		Args: []any{workflows.DecideRequest{By: by, Reason: reason, User: osUser, Host: host}}, WaitForStage: client.WorkflowUpdateStageCompleted})
 	var st workflows.ExpansionStatus
 	if err != nil {
 		return st, expansionClosed(ctx, c, id, err)

@@ -23,6 +23,9 @@ type fakeTemporal struct {
 	started    []workflows.ExpansionRequest
 	result     workflows.ExpansionStatus // what a started import returns
 	cleared    []workflows.ClearTamperRequest
+	acked      []workflows.AckFlagRequest
+	open       string // an expansion awaiting approval
+	decided    []workflows.DecideRequest
 }
 
 type fakeValue struct{ v any }
@@ -80,6 +83,23 @@ func (f *fakeTemporal) UpdateWorkflow(ctx context.Context, o client.UpdateWorkfl
 		res := workflows.ClearTamperResult{Cleared: f.monitor.Tamper}
 		f.monitor.Tamper = nil
 		return fakeUpdate{v: res}, nil
+	}
+	if o.WorkflowID == harnessMonitorID && o.UpdateName == workflows.MonitorAckFlagUpdate {
+		r := o.Args[0].(workflows.AckFlagRequest)
+		f.acked = append(f.acked, r)
+		for i, fl := range f.monitor.Flags {
+			if fl.ID == r.Flag {
+				f.monitor.Flags[i].Ack = &workflows.FlagAck{By: r.By, Reason: r.Reason, User: r.User, Host: r.Host}
+				return fakeUpdate{v: f.monitor.Flags[i]}, nil
+			}
+		}
+		return nil, errors.New("no review flag")
+	}
+	if o.WorkflowID == f.open && f.open != "" {
+		r := o.Args[0].(workflows.DecideRequest)
+		f.decided = append(f.decided, r)
+		return fakeUpdate{v: workflows.ExpansionStatus{ID: f.open, State: workflows.ExpansionApplying,
+			Decision: &workflows.ExpansionDecision{Approved: o.UpdateName == workflows.ExpansionApproveUpdate, By: r.By, Reason: r.Reason, User: r.User, Host: r.Host}}}, nil
 	}
 	// what the server answers for an update to a closed or unknown workflow
 	return nil, serviceerror.NewNotFound("workflow execution already completed")

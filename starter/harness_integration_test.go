@@ -141,6 +141,10 @@ func TestHarnessOnDevServer(t *testing.T) {
 	idx := harnessResearch(t, ctx, w)
 	// deterministic expansion generates benchmarks from the same corpus the research reads
 	w.RegisterActivity(activities.NewHarnessActivitiesWithCorpus(store.Dir(), c, tq, nil, idx))
+	// the operator gate notifies a loopback webhook and writes its audit log beside the harness
+	hook := newGateHook()
+	defer hook.srv.Close()
+	w.RegisterActivity(activities.NewGateActivities(hook.srv.URL+"/hook", "", store.Dir()))
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -247,6 +251,9 @@ func TestHarnessOnDevServer(t *testing.T) {
 		exp, err = expansionShow(ctx, c, id)
 		return err == nil && exp.State == workflows.ExpansionAwaiting, fmt.Sprint(exp.State, err)
 	})
+	harnessEventually(t, "the awaiting-approval notice", func() (bool, string) {
+		return hook.has(activities.NoticeAwaitingApproval, id), hook.events()
+	})
 	// the two benchmarks the external cycles put at the ceiling are raised to within the margin
 	// of their scores, and new benchmarks are generated from GOROOT/doc passages neither covers
 	if len(exp.Accepted.ThresholdIncreases) != 2 || exp.ProposalSource != "deterministic" || len(exp.Accepted.NewBenchmarks) == 0 {
@@ -315,6 +322,10 @@ func TestHarnessOnDevServer(t *testing.T) {
 	if got, ok := st.Ledger.Hash(h.Version); !ok || got != harness.ContentHash(h) {
 		t.Errorf("v%d in force is not recorded: %+v", h.Version, st.Ledger)
 	}
+	harnessEventually(t, "the applied notice", func() (bool, string) { return hook.has(activities.NoticeApplied, id), hook.events() })
+	if len(st.History) != last || st.History[0].Version != 1 || st.History[last-1].Level == "" {
+		t.Errorf("status history %+v", st.History)
+	}
 	// A decision on the closed expansion says who decided it, not "no expansion".
 	if err := c.GetWorkflow(ctx, id, "").Get(ctx, nil); err != nil {
 		t.Fatalf("expansion result: %v", err)
@@ -355,6 +366,17 @@ func TestHarnessOnDevServer(t *testing.T) {
 	if st, err = harnessStatus(ctx, c); err != nil || st.Tamper != nil {
 		t.Errorf("tamper state after restore: %+v %v", st.Tamper, err)
 	}
+	// the tamper report raised flag 1 and its webhook notice; a person acknowledges it
+	harnessEventually(t, "the flag-raised notice", func() (bool, string) { return hook.has(activities.NoticeFlagRaised, ""), hook.events() })
+	if _, err := harnessAck(ctx, c, 1, "integration", "restored v2 after the edit"); err != nil {
+		t.Fatalf("ack: %v", err)
+	}
+	if _, err := harnessAck(ctx, c, 1, "integration", "again"); err == nil || !strings.Contains(err.Error(), "already acknowledged by integration") {
+		t.Errorf("second ack: %v", err)
+	}
+	if st, err = harnessStatus(ctx, c); err != nil || len(st.Flags) == 0 || st.Flags[0].ID != 1 || st.Flags[0].Ack == nil {
+		t.Errorf("flags after the ack: %+v %v", st.Flags, err)
+	}
 
 	// An imported benchmark, enabled in the file, enters disabled and is enabled only if its
 	// real research run passes at baseline.
@@ -394,10 +416,46 @@ func TestHarnessOnDevServer(t *testing.T) {
 	}
 	t.Logf("imported %s: %s at baseline (%.2f), %s", once.ID, map[bool]string{true: "passed", false: "failed"}[imp.NewTests[0].Passed], imp.NewTests[0].Score, imp.State)
 
+	// The audit log, outside Temporal, has every version with its hash, the approval with who
+	// decided, and the acknowledgement with the starter's OS user and host.
+	harnessEventually(t, "the audit log", func() (bool, string) {
+		st, err = harnessStatus(ctx, c)
+		return err == nil && st.Outbox == 0, fmt.Sprint(st.Outbox, err)
+	})
+	audit, err := harness.ReadAudit(harness.AuditPath(store.Dir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logged := map[string]harness.AuditEntry{}
+	for _, e := range audit {
+		if e.ExpansionID == "" || e.ExpansionID == id {
+			logged[fmt.Sprint(e.Kind, e.Version)] = e
+		}
+	}
+	u, host := starterIdentity()
+	if v1, v2 := logged["version1"], logged["version2"]; v1.Hash == "" || v2.Hash != harness.ContentHash(h) {
+		t.Errorf("audit versions v1 %+v v2 %+v", v1, v2)
+	}
+	if a := logged["expansion-approved0"]; a.By != "integration" || a.ExpansionID != id {
+		t.Errorf("audit approval %+v", a)
+	}
+	if a := logged["expansion-applied2"]; a.Hash != harness.ContentHash(h) {
+		t.Errorf("audit applied %+v", a)
+	}
+	if a := logged["flag-acked0"]; a.Flag != 1 || a.User != u || a.Host != host || a.Reason != "restored v2 after the edit" {
+		t.Errorf("audit ack %+v", a)
+	}
+	if len(st.GateFailures) > 0 {
+		t.Errorf("gate failures %+v", st.GateFailures)
+	}
+	t.Logf("webhook notices: %s; %d audit lines", hook.events(), len(audit))
+
 	// The recorded histories replay without nondeterminism (and become the replay test's data).
 	harnessHistory(t, ctx, c, l.Metrics.CycleID, "harness_cycle_history.json", workflows.HarnessCycleWorkflow)
-	harnessHistory(t, ctx, c, id, "harness_expansion_history.json", workflows.ExpansionWorkflow)
-	// harness_monitor_history.json stays the monitor from before recorded hashes
-	harnessHistory(t, ctx, c, harnessMonitorID, "harness_monitor_ledger_history.json", workflows.SaturationMonitorWorkflow)
+	// harness_expansion_history.json stays the expansion from before "approval-reminder"
+	harnessHistory(t, ctx, c, id, "harness_expansion_gate_history.json", workflows.ExpansionWorkflow)
+	// harness_monitor_history.json stays the monitor from before recorded hashes,
+	// harness_monitor_ledger_history.json the one from before "operator-gate"
+	harnessHistory(t, ctx, c, harnessMonitorID, "harness_monitor_gate_history.json", workflows.SaturationMonitorWorkflow)
 	harnessHistory(t, ctx, c, importID, "harness_import_history.json", workflows.ExpansionWorkflow)
 }

@@ -170,6 +170,9 @@ func TestHarnessInitShowImport(t *testing.T) {
 	if req.Import == nil || req.Import.By != "ana" || req.MonitorID != harnessMonitorID || len(req.Import.Proposal.ThresholdIncreases) != 1 || len(req.Import.Proposal.NewBenchmarks) != 1 {
 		t.Fatalf("import request %+v", req)
 	}
+	if u, h := starterIdentity(); req.Import.User != u || req.Import.Host != h {
+		t.Errorf("import identity %s@%s, want the starter's %s@%s", req.Import.User, req.Import.Host, u, h)
+	}
 	// the new benchmark enters disabled; the expansion enables it only after it passes at baseline
 	if h, err := harness.Apply(cur, req.Import.Proposal); err != nil || h.Benchmarks[len(h.Benchmarks)-1].Enabled {
 		t.Errorf("imported benchmark enabled at once: %v", err)

@@ -308,6 +308,8 @@ func researchWorker(c client.Client, env config.Env, acts *activities.Activities
 		harnessModel = model
 	}
 	w.RegisterActivity(activities.NewHarnessActivitiesWithCorpus(env.HarnessDir(), c, env.TaskQueue, harnessModel, corp))
+	// the operator gate: notifications (SATED_NOTIFY_URL, SATED_NOTIFY_COMMAND) and the audit log
+	w.RegisterActivity(activities.NewGateActivities(env.NotifyURL, env.NotifyCommand, env.HarnessDir()))
 	return w
 }
 

@@ -12,4 +12,6 @@ var (
 	memoryActs *activities.MemoryActivities
 	// harnessActs: the evaluation harness's store, scoring and monitor calls.
 	harnessActs *activities.HarnessActivities
+	// gateActs: the harness gate's notifications and audit log.
+	gateActs *activities.GateActivities
 )

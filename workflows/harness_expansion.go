@@ -55,7 +55,7 @@ func ExpansionWorkflow(ctx workflow.Context, req ExpansionRequest) (ExpansionSta
 			if err := x.validateDecision(r, approve); err != nil {
 				return x.s, err
 			}
-			x.s.Decision = &ExpansionDecision{Approved: approve, By: strings.TrimSpace(r.By), Reason: strings.TrimSpace(r.Reason), At: workflow.Now(ctx)}
+			x.s.Decision = &ExpansionDecision{Approved: approve, By: strings.TrimSpace(r.By), Reason: strings.TrimSpace(r.Reason), At: workflow.Now(ctx), User: r.User, Host: r.Host}
 			return x.s, nil
 		}, workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, r DecideRequest) error { return x.validateDecision(r, approve) }}); err != nil {
 			return x.s, err
@@ -96,7 +96,7 @@ func (x *expansion) listenForDecisionSignals(ctx workflow.Context) {
 					By: strings.TrimSpace(r.By), Reason: strings.TrimSpace(r.Reason), Why: err.Error()})
 				return
 			}
-			x.s.Decision = &ExpansionDecision{Approved: approve, By: strings.TrimSpace(r.By), Reason: strings.TrimSpace(r.Reason), At: workflow.Now(ctx)}
+			x.s.Decision = &ExpansionDecision{Approved: approve, By: strings.TrimSpace(r.By), Reason: strings.TrimSpace(r.Reason), At: workflow.Now(ctx), User: r.User, Host: r.Host}
 		})
 	}
 	workflow.Go(ctx, func(ctx workflow.Context) {
@@ -134,7 +134,7 @@ func (x *expansion) monitor(ctx workflow.Context) activities.HarnessMonitor {
 }
 
 func (x *expansion) event(ctx workflow.Context, kind, by, reason string, version int) {
-	signalMonitor(ctx, x.req.MonitorID, ExpansionEvent{At: workflow.Now(ctx), ExpansionID: x.s.ID, Kind: kind, Cycle: x.req.Cycle, By: by, Reason: reason, Version: version})
+	signalMonitor(ctx, x.req.MonitorID, x.withIdentity(ctx, ExpansionEvent{At: workflow.Now(ctx), ExpansionID: x.s.ID, Kind: kind, Cycle: x.req.Cycle, By: by, Reason: reason, Version: version}))
 }
 
 // researchQuestion states the expansion research's objectives and constraint, within the
@@ -207,7 +207,7 @@ func (x *expansion) runImport(ctx workflow.Context, base harness.Harness, cfg co
 		x.event(ctx, EventNothing, imp.By, "the imported file changes nothing", 0)
 		return nil
 	}
-	x.s.Decision = &ExpansionDecision{Approved: true, By: imp.By, Reason: "imported " + imp.File, At: workflow.Now(ctx)}
+	x.s.Decision = &ExpansionDecision{Approved: true, By: imp.By, Reason: "imported " + imp.File, At: workflow.Now(ctx), User: imp.User, Host: imp.Host}
 	x.event(ctx, EventApproved, imp.By, x.s.Decision.Reason, 0)
 	x.s.State = ExpansionApplying
 	return x.apply(ctx, cfg)
@@ -265,7 +265,7 @@ func (x *expansion) awaitDecision(ctx workflow.Context, cfg config.Research) err
 	if timeout <= 0 {
 		timeout = DefaultApprovalTimeout
 	}
-	decided, err := workflow.AwaitWithTimeout(ctx, timeout, func() bool { return x.s.Decision != nil })
+	decided, err := x.awaitDecided(ctx, timeout)
 	if err != nil {
 		return err
 	}

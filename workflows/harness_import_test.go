@@ -19,9 +19,9 @@ func TestImportedBenchmarksPassAtBaselineFirst(t *testing.T) {
 		harness.Benchmark{ID: "nilmap", Question: "Is a nil map writable?", Gold: hxFact("nil map panics"), Threshold: 0.5, Enabled: true},
 		harness.Benchmark{ID: "once", Question: "What does sync.Once guarantee?", Gold: hxFact("exactly once"), Threshold: 0.5, Enabled: true})
 	p := harness.Diff(hxHarness(), next)
-	env.ExecuteWorkflow(ExpansionWorkflowName, ExpansionRequest{Import: &ExpansionImport{File: "edit.json", By: "ana", Proposal: p}, ExpansionSettings: ExpansionSettings{SkipResearch: true}})
+	env.ExecuteWorkflow(ExpansionWorkflowName, ExpansionRequest{Import: &ExpansionImport{File: "edit.json", By: "ana", User: "ana-os", Host: "box", Proposal: p}, ExpansionSettings: ExpansionSettings{SkipResearch: true}})
 	st := hxStatus(t, env)
-	if st.State != ExpansionApplied || st.Decision == nil || st.Decision.By != "ana" || st.ProposalSource != "import edit.json" || st.ResearchWorkflowID != "" {
+	if st.State != ExpansionApplied || st.Decision == nil || st.Decision.By != "ana" || st.Decision.User != "ana-os" || st.Decision.Host != "box" || st.ProposalSource != "import edit.json" || st.ResearchWorkflowID != "" {
 		t.Fatalf("status %+v", st)
 	}
 	if len(st.NewTests) != 2 || !st.NewTests[0].Passed || st.NewTests[1].Passed {

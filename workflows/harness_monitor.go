@@ -17,13 +17,23 @@ type monitor struct {
 	in      MonitorInput
 	st      *MonitorState
 	handled int
+	id      string
+	// gate is on from operatorGateChange version 1 (harness_gate.go); gatePrefix starts the ids
+	// of its notices and audit lines.
+	gate       bool
+	gatePrefix string
 }
 
 // SaturationMonitorWorkflow receives each harness cycle's metrics, scores saturation, keeps
 // the snapshots, the rolling aggregate and the expansion event log, and starts expansion
 // research when the harness has been saturated for long enough.
 func SaturationMonitorWorkflow(ctx workflow.Context, in MonitorInput) error {
-	m := &monitor{in: in, st: &in.State}
+	m := &monitor{in: in, st: &in.State, id: workflow.GetInfo(ctx).WorkflowExecution.ID}
+	if workflow.GetVersion(ctx, operatorGateChange, workflow.DefaultVersion, 1) >= 1 {
+		if err := m.startGate(ctx); err != nil {
+			return err
+		}
+	}
 	if err := workflow.SetQueryHandler(ctx, MonitorStatusQuery, func() (MonitorStatus, error) { return m.status(), nil }); err != nil {
 		return err
 	}
@@ -52,7 +62,7 @@ func SaturationMonitorWorkflow(ctx workflow.Context, in MonitorInput) error {
 	}); err != nil {
 		return err
 	}
-	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) && m.gateIdle() }); err != nil {
 		return err
 	}
 	for {
@@ -224,6 +234,7 @@ func (m *monitor) onEvent(ev ExpansionEvent) {
 func (m *monitor) addEvent(ev ExpansionEvent) {
 	st := m.st
 	st.Events = append(st.Events, ev)
+	m.gateEvent(ev)
 	if n := len(st.Events); n > MonitorMaxEvents {
 		st.Events = st.Events[n-MonitorMaxEvents:]
 	}
@@ -233,6 +244,11 @@ func (m *monitor) addEvent(ev ExpansionEvent) {
 }
 
 func (m *monitor) flag(f ReviewFlag) {
+	if m.gate {
+		m.st.FlagSeq++
+		f.ID = m.st.FlagSeq
+		m.gateFlag(f)
+	}
 	m.st.Flags = append(m.st.Flags, f)
 	if n := len(m.st.Flags); n > MonitorMaxFlags {
 		m.st.Flags = m.st.Flags[n-MonitorMaxFlags:]
@@ -243,7 +259,8 @@ func (m *monitor) status() MonitorStatus {
 	st := m.st
 	s := MonitorStatus{Cycles: st.Cycles, Aggregate: harness.AggregateOf(m.signalSpan(st.Snapshots)), Decision: harness.DecisionContinue,
 		OpenExpansion: st.OpenExpansion, Expansions: Summarize(st.Events), Events: st.Events, Flags: st.Flags,
-		LastMeanScore: st.LastMeanScore, Snapshots: len(st.Snapshots), Runs: st.Runs, Ledger: st.Ledger, Tamper: st.Tamper}
+		LastMeanScore: st.LastMeanScore, Snapshots: len(st.Snapshots), Runs: st.Runs, Ledger: st.Ledger, Tamper: st.Tamper,
+		History: m.history(), Outbox: len(st.Gate.Outbox), GateFailures: st.Gate.Failures}
 	if n := len(st.Snapshots); n > 0 {
 		latest := st.Snapshots[n-1]
 		s.Latest, s.LastVersion = &latest, latest.Version
@@ -260,6 +277,9 @@ func (m *monitor) registerLedger(ctx workflow.Context) error {
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, MonitorRecordVersionUpdate, func(ctx workflow.Context, r harness.VersionRecord) (harness.VersionRecord, error) {
 		m.handled++
 		m.st.Ledger = m.st.Ledger.With(r)
+		if m.gate {
+			m.gateVersion(workflow.Now(ctx), r)
+		}
 		return r, nil
 	}, workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, r harness.VersionRecord) error { return r.Validate() }}); err != nil {
 		return err

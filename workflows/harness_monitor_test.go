@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/sated-dev/sated/activities"
 	"github.com/sated-dev/sated/internal/harness"
 )
 
@@ -32,6 +33,7 @@ func hxFeed(t *testing.T, in MonitorInput, every time.Duration, metrics []harnes
 	env := s.NewTestWorkflowEnvironment()
 	env.SetStartTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	env.RegisterWorkflowWithOptions(SaturationMonitorWorkflow, workflow.RegisterOptions{Name: SaturationMonitorWorkflowName})
+	env.RegisterActivity(activities.NewGateActivities("", "", t.TempDir())) // the gate sends nowhere here
 	var run hxMonitorRun
 	// The expansion is a stand-in that records what the monitor asked for and returns.
 	env.RegisterWorkflowWithOptions(func(ctx workflow.Context, req ExpansionRequest) (ExpansionStatus, error) {

@@ -32,6 +32,7 @@ func hxUpdates(t *testing.T, steps []hxStep) ([]any, MonitorStatus, []ExpansionR
 	s.SetLogger(hxQuietLogger{})
 	env := s.NewTestWorkflowEnvironment()
 	env.RegisterWorkflowWithOptions(SaturationMonitorWorkflow, workflow.RegisterOptions{Name: SaturationMonitorWorkflowName})
+	env.RegisterActivity(activities.NewGateActivities("", "", t.TempDir())) // the gate sends nowhere here
 	var started []ExpansionRequest
 	env.RegisterWorkflowWithOptions(func(ctx workflow.Context, req ExpansionRequest) (ExpansionStatus, error) {
 		started = append(started, req)

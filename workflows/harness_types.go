@@ -25,6 +25,7 @@ const (
 	MonitorRecordVersionUpdate  = "record-harness-version"
 	MonitorTamperUpdate         = "report-harness-tamper"
 	MonitorClearTamperUpdate    = "clear-harness-tamper"
+	MonitorAckFlagUpdate        = "ack-flag"
 	MonitorStatusQuery          = "status"
 	MonitorExpansionEventSignal = "expansion-event"
 	ExpansionStatusQuery        = "expansion"
@@ -89,6 +90,10 @@ type MonitorState struct {
 	// PerVersion: the signals (streaks, deltas, trend) are computed over the snapshots of the
 	// current harness version only (set from applyProtocolChange on).
 	PerVersion bool `json:"per_version,omitempty"`
+	// FlagSeq numbers the review flags, so a person can acknowledge one by its number.
+	FlagSeq int `json:"flag_seq,omitempty"`
+	// Gate is what the operator gate still has to send and write, and what failed.
+	Gate GateState `json:"gate,omitempty"`
 }
 
 // Expansion event kinds.
@@ -102,6 +107,7 @@ const (
 	EventRolledBack  = "rolled-back"
 	EventNothing     = "nothing-to-apply"
 	EventExpired     = "expired"
+	EventExpiring    = "approval-expiring"
 	EventFailed      = "failed"
 )
 
@@ -114,6 +120,11 @@ type ExpansionEvent struct {
 	By          string    `json:"by,omitempty"`
 	Reason      string    `json:"reason,omitempty"`
 	Version     int       `json:"version,omitempty"`
+	// User and Host are the OS user and host the deciding starter ran as (By is self-declared).
+	User string `json:"user,omitempty"`
+	Host string `json:"host,omitempty"`
+	// ExpiresAt is when an expansion awaiting approval expires (proposed, approval-expiring).
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
 }
 
 // terminal reports whether an event closes its expansion.
@@ -127,10 +138,14 @@ func (e ExpansionEvent) terminal() bool {
 
 // ReviewFlag is a state a person should look at.
 type ReviewFlag struct {
+	// ID numbers the flag (harness ack ID); 0 for a flag from before the operator gate.
+	ID          int       `json:"id,omitempty"`
 	At          time.Time `json:"at"`
 	Cycle       int       `json:"cycle"`
 	Reason      string    `json:"reason"`
 	ExpansionID string    `json:"expansion_id,omitempty"`
+	// Ack is the person's acknowledgement; an acked flag is shown apart from the open ones.
+	Ack *FlagAck `json:"ack,omitempty"`
 }
 
 // MonitorStatus is what the status query answers.
@@ -150,6 +165,12 @@ type MonitorStatus struct {
 	Runs        int             `json:"runs"`
 	Ledger      harness.Ledger  `json:"ledger,omitempty"`
 	Tamper      *harness.Tamper `json:"tamper,omitempty"`
+	// History is the last harness.Window cycles, oldest first, for the status table and chart.
+	History []CycleRow `json:"history,omitempty"`
+	// Outbox counts the notifications and audit lines not yet delivered; GateFailures are the
+	// last ones that failed after their retries.
+	Outbox       int           `json:"outbox,omitempty"`
+	GateFailures []GateFailure `json:"gate_failures,omitempty"`
 }
 
 // ClearTamperRequest is a person's word that the harness files verify again (harness verify
@@ -225,6 +246,9 @@ type ExpansionImport struct {
 	File     string           `json:"file"`
 	By       string           `json:"by"`
 	Proposal harness.Proposal `json:"proposal"`
+	// User and Host are the OS user and host the importing starter ran as.
+	User string `json:"user,omitempty"`
+	Host string `json:"host,omitempty"`
 }
 
 // Expansion states.
@@ -246,12 +270,17 @@ type ExpansionDecision struct {
 	By       string    `json:"by"`
 	Reason   string    `json:"reason,omitempty"`
 	At       time.Time `json:"at"`
+	User     string    `json:"user,omitempty"`
+	Host     string    `json:"host,omitempty"`
 }
 
-// DecideRequest is the argument of the approve and reject updates.
+// DecideRequest is the argument of the approve and reject updates. By is self-declared; User and
+// Host are the OS user and host the starter ran as, recorded beside it.
 type DecideRequest struct {
 	By     string `json:"by"`
 	Reason string `json:"reason,omitempty"`
+	User   string `json:"user,omitempty"`
+	Host   string `json:"host,omitempty"`
 }
 
 // TestOutcome is a new test's baseline run while the expansion enables it.
@@ -338,4 +367,55 @@ type HarnessCycleReport struct {
 	Retries      []BenchmarkResult `json:"retries,omitempty"`
 	RetryEnabled []string          `json:"retry_enabled,omitempty"`
 	RetryVersion int               `json:"retry_version,omitempty"`
+}
+
+// FlagAck is a person's acknowledgement of a review flag.
+type FlagAck struct {
+	By     string    `json:"by"`
+	Reason string    `json:"reason"`
+	At     time.Time `json:"at"`
+	User   string    `json:"user,omitempty"`
+	Host   string    `json:"host,omitempty"`
+}
+
+// AckFlagRequest acknowledges review flag Flag; By and Reason are required.
+type AckFlagRequest struct {
+	Flag   int    `json:"flag"`
+	By     string `json:"by"`
+	Reason string `json:"reason"`
+	User   string `json:"user,omitempty"`
+	Host   string `json:"host,omitempty"`
+}
+
+// CycleRow is one recorded cycle as the status table and chart show it.
+type CycleRow struct {
+	Cycle    int              `json:"cycle"`
+	At       time.Time        `json:"at"`
+	Score    float64          `json:"score"`
+	Level    harness.Level    `json:"level"`
+	Version  int              `json:"version,omitempty"`
+	Decision harness.Decision `json:"decision,omitempty"`
+}
+
+// GateState is the operator gate's outbox: notices and audit lines are queued in the monitor's
+// durable state and sent one at a time, so a slow webhook never holds a record or an update.
+type GateState struct {
+	Seq      int           `json:"seq,omitempty"`
+	Outbox   []GateItem    `json:"outbox,omitempty"`
+	Failures []GateFailure `json:"failures,omitempty"`
+}
+
+// GateItem is one notice or one audit line to deliver.
+type GateItem struct {
+	Notice *activities.Notice  `json:"notice,omitempty"`
+	Audit  *harness.AuditEntry `json:"audit,omitempty"`
+}
+
+// GateFailure is a notice or audit line that still failed after its retries: recorded, never a
+// failure of the harness.
+type GateFailure struct {
+	At    time.Time `json:"at"`
+	ID    string    `json:"id"`
+	What  string    `json:"what"`
+	Error string    `json:"error"`
 }

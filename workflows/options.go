@@ -75,6 +75,15 @@ var (
 		HeartbeatTimeout:    heartbeat,
 		RetryPolicy:         retryPolicy(2*time.Second, 0, activities.ModelAttempts),
 	}
+	// a notice that still fails after its retries is recorded in the monitor, never fatal
+	notifyOptions = workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy:         retryPolicy(2*time.Second, time.Minute, 6),
+	}
+	auditOptions = workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy:         retryPolicy(time.Second, time.Minute, 10),
+	}
 	harnessClientOptions = workflow.ActivityOptions{
 		StartToCloseTimeout: time.Minute,
 		HeartbeatTimeout:    heartbeat,

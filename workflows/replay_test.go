@@ -40,6 +40,9 @@ func TestReplayRecordedHistory(t *testing.T) {
 // benchmarks from the corpus, ran them and re-ran the existing benchmarks at the raised thresholds
 // (the baseline check) before committing, the import did the same, and the monitor kept its
 // streaks per version and recorded the trigger.
+// harness_expansion_gate_history.json and harness_monitor_gate_history.json are from after
+// "approval-reminder" and "operator-gate" (the monitor's notices, audit lines and a flag
+// acknowledgement included) but before "apply-protocol".
 func TestReplayHarnessHistories(t *testing.T) {
 	replayEach(t, []recorded{
 		{"harness_cycle_history.json", HarnessCycleWorkflow},
@@ -52,6 +55,8 @@ func TestReplayHarnessHistories(t *testing.T) {
 		{"harness_import_history_v0.json", ExpansionWorkflow},
 		{"harness_monitor_ledger_history.json", SaturationMonitorWorkflow},
 		{"harness_monitor_ledger_history_v0.json", SaturationMonitorWorkflow},
+		{"harness_expansion_gate_history.json", ExpansionWorkflow},
+		{"harness_monitor_gate_history.json", SaturationMonitorWorkflow},
 	})
 }
 

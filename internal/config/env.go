@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -54,6 +55,12 @@ type Env struct {
 	// LogLevel (SATED_LOG_LEVEL: debug, info, warn or error; default info) is the worker's
 	// log level; debug logs every activity the SDK runs.
 	LogLevel slog.Level
+
+	// NotifyURL (SATED_NOTIFY_URL, http or https) receives the harness gate's notifications as a
+	// JSON POST; NotifyCommand (SATED_NOTIFY_COMMAND) is run by sh -c with the same JSON on stdin.
+	// Both empty: nothing is sent (the events are still in harness status and the audit log).
+	NotifyURL     string
+	NotifyCommand string
 
 	UIURL string // SATED_UI_URL, default http://localhost:8233, no trailing slash: the starter's UI links
 	User  string // USER: who decides an expansion when the starter's --by is not given
@@ -116,6 +123,7 @@ func fromLookup(lookup func(string) string) (Env, error) {
 		FetchAllow:        splitList(getenv("SATED_FETCH_ALLOW", "")),
 		ActivityJournal:   getenv("SATED_ACTIVITY_JOURNAL", ""),
 		ActivityHold:      getenv("SATED_ACTIVITY_HOLD", ""),
+		NotifyCommand:     getenv("SATED_NOTIFY_COMMAND", ""),
 		vars:              vars,
 	}
 	var err error
@@ -132,6 +140,9 @@ func fromLookup(lookup func(string) string) (Env, error) {
 		return Env{}, err
 	}
 	if e.LogLevel, err = logLevel(getenv("SATED_LOG_LEVEL", "info")); err != nil {
+		return Env{}, err
+	}
+	if e.NotifyURL, err = notifyURL(getenv("SATED_NOTIFY_URL", "")); err != nil {
 		return Env{}, err
 	}
 	if e.Tuning, err = readTuning(getenv); err != nil {
@@ -179,6 +190,19 @@ func readTuning(getenv func(k, def string) string) (ModelTuning, error) {
 		}
 	}
 	return m, nil
+}
+
+// notifyURL checks SATED_NOTIFY_URL: an absolute http or https URL with a host. The operator
+// chose it, so a loopback or private address is allowed.
+func notifyURL(v string) (string, error) {
+	if v == "" {
+		return "", nil
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", badValue("SATED_NOTIFY_URL", v, "not an http or https URL with a host")
+	}
+	return v, nil
 }
 
 // badValue is the one error shape for a malformed variable.

@@ -38,6 +38,9 @@ func TestFromEnvGoodValues(t *testing.T) {
 			return len(e.FetchAllow) == 2 && e.FetchAllow[0] == "127.0.0.1" && e.FetchAllow[1] == "10.0.0.0/8"
 		}},
 		{map[string]string{"TEMPORAL_ADDRESS": "  "}, func(e Env) bool { return e.TemporalAddress == "localhost:7233" }},
+		{map[string]string{"SATED_NOTIFY_URL": "http://127.0.0.1:9000/hook", "SATED_NOTIFY_COMMAND": "cat >> /tmp/n"}, func(e Env) bool {
+			return e.NotifyURL == "http://127.0.0.1:9000/hook" && e.NotifyCommand == "cat >> /tmp/n"
+		}},
 		{map[string]string{"TEMPORAL_ADDRESS": "temporal:7233"}, func(e Env) bool { return e.TemporalAddress == "temporal:7233" }},
 		{map[string]string{"SATED_DATA_DIR": "/srv/sated"}, func(e Env) bool { return e.DataDir == "/srv/sated" && e.CorpusPath() == "/srv/sated/corpus.db" }},
 		{map[string]string{"SATED_BRAVE_API_KEY": " k ", "SATED_BRAVE_URL": "http://b"}, func(e Env) bool {
@@ -92,6 +95,8 @@ func TestFromEnvBadValuesNameTheVariable(t *testing.T) {
 		{"SATED_CHUNK_BUDGET", "NaN", `SATED_CHUNK_BUDGET="NaN": not a positive integer up to 10000000 (characters)`},
 		{"SATED_CHUNK_BUDGET", "0", `SATED_CHUNK_BUDGET="0": not a positive integer up to 10000000 (characters)`},
 		{"HARNESS_CHUNK_BUDGET", "1e3", `HARNESS_CHUNK_BUDGET="1e3": not a positive integer up to 10000000 (characters)`},
+		{"SATED_NOTIFY_URL", "hooks.example/x", `SATED_NOTIFY_URL="hooks.example/x": not an http or https URL with a host`},
+		{"SATED_NOTIFY_URL", "ftp://h/x", `SATED_NOTIFY_URL="ftp://h/x": not an http or https URL with a host`},
 	}
 	for _, c := range cases {
 		_, err := fromLookup(lookupIn(map[string]string{c.name: c.value}))
