@@ -14,11 +14,13 @@ import (
 // `SATED_RECORD_HISTORY=1 go test ./worker -run FullRun`): a change to the workflow's command
 // sequence that is not behind workflow.GetVersion fails here.
 // research_history_v0.json is a run from before the evidence-gate change (workflow.GetVersion
-// DefaultVersion): it must keep replaying as long as such runs may be in flight. Both predate
-// floor-replace and enrich-replace (their DefaultVersion paths); research_history_model_path.json
-// takes both new paths (recorded by TestRecordModelPathHistory).
+// DefaultVersion): it must keep replaying as long as such runs may be in flight.
+// research_history_v1.json is after evidence-gate; both predate floor-replace and enrich-replace
+// (their DefaultVersion paths); research_history_model_path.json takes both new paths (recorded
+// by TestRecordModelPathHistory) but predates memory-shapes-search; research_history.json takes
+// all four.
 func TestReplayRecordedHistory(t *testing.T) {
-	for _, file := range []string{"research_history.json", "research_history_v0.json", modelPathHistory} {
+	for _, file := range []string{"research_history.json", "research_history_v1.json", "research_history_v0.json", modelPathHistory} {
 		t.Run(file, func(t *testing.T) {
 			replayer := worker.NewWorkflowReplayer()
 			replayer.RegisterWorkflow(ResearchWorkflow)
