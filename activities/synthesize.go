@@ -17,11 +17,11 @@ import (
 
 // SynthesizeInput is everything the report is written from.
 type SynthesizeInput struct {
-	WorkflowID  string        `json:"workflow_id"`
-	Question    string        `json:"question"`
+	WorkflowID string `json:"workflow_id"`
+	Question   string `json:"question"`
 	// Task is the question as the run researched it: local images replaced by the vision
 	// model's "[Image: ...]" descriptions. Empty means the question itself.
-	Task string `json:"task,omitempty"`
+	Task        string        `json:"task,omitempty"`
 	Strategy    string        `json:"strategy"`
 	Threshold   float64       `json:"threshold"`
 	Seed        int64         `json:"seed"`

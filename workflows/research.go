@@ -88,7 +88,7 @@ type run struct {
 	// memorySearch is the memory-shapes-search version (1: on); prior holds the recalled facts.
 	memorySearch workflow.Version
 	prior        []research.PriorFact
-	enrichment                  []research.Enrichment // enrichment decisions, in the order taken
+	enrichment   []research.Enrichment // enrichment decisions, in the order taken
 }
 
 // ResearchWorkflow plans, searches in rounds while the results stay new, enriches the pages
