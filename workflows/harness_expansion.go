@@ -285,6 +285,30 @@ func (x *expansion) awaitDecision(ctx workflow.Context, cfg config.Research) err
 	return x.apply(ctx, cfg)
 }
 
+// archiveAndApply archives the version in force, filters the accepted changes again when that
+// version moved on since they were proposed, and applies them with every new or re-enabled test
+// disabled (each is enabled only once it passes at baseline); newTests are those tests.
+func (x *expansion) archiveAndApply(ctx, sctx workflow.Context) (base, cand harness.Harness, newTests []string, err error) {
+	var archived activities.HarnessArchiveOutput
+	if err := workflow.ExecuteActivity(sctx, harnessActs.HarnessArchive, activities.HarnessArchiveInput{Monitor: x.monitor(ctx)}).Get(ctx, &archived); err != nil {
+		return base, cand, nil, err
+	}
+	base = archived.Harness
+	accepted := x.s.Accepted
+	if base.Version != x.s.BaseVersion {
+		var refused []harness.Refusal
+		accepted, refused = harness.Filter(base, accepted)
+		x.s.Refusals = append(x.s.Refusals, refused...)
+		x.s.BaseVersion = base.Version
+	}
+	newTests = append(accepted.NewTests(), accepted.EnableTests...)
+	accepted.EnableTests = nil
+	if cand, err = harness.Apply(base, accepted); err != nil {
+		return base, cand, nil, temporal.NewNonRetryableApplicationError(err.Error(), badInput, err)
+	}
+	return base, cand, newTests, nil
+}
+
 // apply is the application protocol: archive, apply the increases, add the new tests disabled,
 // enable them one at a time once each passes at baseline, commit; more than half of the new
 // tests failing restores the previous version instead.
@@ -293,24 +317,9 @@ func (x *expansion) apply(ctx workflow.Context, cfg config.Research) error {
 		return x.applyProtocol(ctx, cfg)
 	}
 	sctx := workflow.WithActivityOptions(ctx, harnessStoreOptions)
-	var archived activities.HarnessArchiveOutput
-	if err := workflow.ExecuteActivity(sctx, harnessActs.HarnessArchive, activities.HarnessArchiveInput{Monitor: x.monitor(ctx)}).Get(ctx, &archived); err != nil {
-		return err
-	}
-	base := archived.Harness
-	accepted := x.s.Accepted
-	if base.Version != x.s.BaseVersion {
-		var refused []harness.Refusal
-		accepted, refused = harness.Filter(base, accepted)
-		x.s.Refusals = append(x.s.Refusals, refused...)
-		x.s.BaseVersion = base.Version
-	}
-	// a test is enabled only once it passes at baseline, whether it is new or was disabled
-	newTests := append(accepted.NewTests(), accepted.EnableTests...)
-	accepted.EnableTests = nil
-	cand, err := harness.Apply(base, accepted)
+	base, cand, newTests, err := x.archiveAndApply(ctx, sctx)
 	if err != nil {
-		return temporal.NewNonRetryableApplicationError(err.Error(), badInput, err)
+		return err
 	}
 	failed := 0
 	for _, id := range newTests {
@@ -357,23 +366,9 @@ func (x *expansion) apply(ctx workflow.Context, cfg config.Research) error {
 // counted apart. New tests that failed stay disabled; later cycles retry them.
 func (x *expansion) applyProtocol(ctx workflow.Context, cfg config.Research) error {
 	sctx := workflow.WithActivityOptions(ctx, harnessStoreOptions)
-	var archived activities.HarnessArchiveOutput
-	if err := workflow.ExecuteActivity(sctx, harnessActs.HarnessArchive, activities.HarnessArchiveInput{Monitor: x.monitor(ctx)}).Get(ctx, &archived); err != nil {
-		return err
-	}
-	base := archived.Harness
-	accepted := x.s.Accepted
-	if base.Version != x.s.BaseVersion {
-		var refused []harness.Refusal
-		accepted, refused = harness.Filter(base, accepted)
-		x.s.Refusals = append(x.s.Refusals, refused...)
-		x.s.BaseVersion = base.Version
-	}
-	newTests := append(accepted.NewTests(), accepted.EnableTests...)
-	accepted.EnableTests = nil
-	cand, err := harness.Apply(base, accepted)
+	base, cand, newTests, err := x.archiveAndApply(ctx, sctx)
 	if err != nil {
-		return temporal.NewNonRetryableApplicationError(err.Error(), badInput, err)
+		return err
 	}
 	var tally harness.Baseline
 	cand = x.enableNewTests(ctx, cand, newTests, cfg, &tally)
