@@ -59,7 +59,8 @@ func testByID(h harness.Harness, id string) (harnessTest, bool) {
 // runHarnessTest runs one test as a child research run and scores it; a failed run scores 0.
 func runHarnessTest(ctx workflow.Context, t harnessTest, gates harness.Gates, cfg config.Research, childID string) BenchmarkResult {
 	res := BenchmarkResult{ID: t.ID, Regression: t.Regression, WorkflowID: childID, Threshold: t.Threshold}
-	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: childID, WorkflowExecutionTimeout: harnessResearchTimeout})
+	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: childID, WorkflowExecutionTimeout: harnessResearchTimeout,
+		StaticSummary: uiSummary("benchmark "+t.ID+": ", t.Question)})
 	var rep ResearchReport
 	if err := workflow.ExecuteChildWorkflow(cctx, ResearchWorkflowName, ResearchRequest{Question: t.Question, Config: cfg, Eval: true}).Get(ctx, &rep); err != nil {
 		res.Error = "research failed: " + Readable(err)

@@ -219,7 +219,8 @@ func (x *expansion) research(ctx workflow.Context, base harness.Harness, cfg con
 		return ""
 	}
 	x.s.ResearchWorkflowID = x.s.ID + "-research"
-	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: x.s.ResearchWorkflowID, WorkflowExecutionTimeout: harnessResearchTimeout})
+	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: x.s.ResearchWorkflowID, WorkflowExecutionTimeout: harnessResearchTimeout,
+		StaticSummary: "expansion research: how to make the harness more rigorous"})
 	var rep ResearchReport
 	if err := workflow.ExecuteChildWorkflow(cctx, ResearchWorkflowName, ResearchRequest{Question: x.researchQuestion(base), Config: cfg}).Get(ctx, &rep); err != nil {
 		x.s.ResearchNote = "expansion research failed, proposing from the cycle data: " + err.Error()

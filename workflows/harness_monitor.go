@@ -215,6 +215,7 @@ func (m *monitor) startExpansion(ctx workflow.Context, id string, req ExpansionR
 		WorkflowID:            id,
 		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_ABANDON,
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+		StaticSummary:         uiSummary(fmt.Sprintf("harness expansion after cycle %d: ", req.Cycle), req.Reason+" (approve: starter expansion approve "+id+")"),
 	})
 	m.addEvent(ExpansionEvent{At: workflow.Now(ctx), ExpansionID: id, Kind: EventStarted, Cycle: req.Cycle, Reason: req.Reason})
 	if err := workflow.ExecuteChildWorkflow(cctx, ExpansionWorkflowName, req).GetChildWorkflowExecution().Get(ctx, nil); err != nil {

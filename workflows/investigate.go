@@ -299,7 +299,8 @@ func (inv *investigation) startLoops(ctx workflow.Context, ti, hi int, t activit
 			continue
 		}
 		id := fmt.Sprintf("%s/t%d-h%d/%s", parent, ti+1, hi+1, src)
-		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: id, RetryPolicy: sourceLoopRetry})
+		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: id, RetryPolicy: sourceLoopRetry,
+			StaticSummary: uiSummary(src+" loop: ", h.Text)})
 		fut := workflow.ExecuteChildWorkflow(cctx, SourceLoopWorkflow, SourceLoopRequest{
 			Question: inv.req.Question, Task: t.Name, Hypothesis: h.Text, Source: src, SeedQueries: h.SeedQueries,
 			OpenGaps: gaps, Ceiling: inv.req.Ceilings[src], TimeLimit: inv.req.TimeLimit, ResultsPerQuery: inv.req.ResultsPerQuery,

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -101,6 +102,15 @@ func summarized(o workflow.ActivityOptions, format string, a ...any) workflow.Ac
 	}
 	o.Summary = s
 	return o
+}
+
+// uiSummary is a child workflow's one-line summary in the Temporal UI's list: what it is for.
+func uiSummary(prefix, what string) string {
+	s := prefix + strings.Join(strings.Fields(what), " ")
+	if r := []rune(s); len(r) > 2*maxSummary {
+		s = string(r[:2*maxSummary-1]) + "…"
+	}
+	return s
 }
 
 // maxSummary bounds an activity summary, in characters.
