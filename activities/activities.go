@@ -27,6 +27,8 @@ type Activities struct {
 	reportDir   string
 	memoryQueue string // the task queue memory activities are served on; empty: no memory
 	chunkBudget int    // characters of an enriched page kept; 0: the chunker's default
+	// searchAttributes: the namespace has sated's search attributes; workflows may set them
+	searchAttributes bool
 }
 
 // Deps are the clients NewActivities wires in; nil fields mean "not configured".
@@ -44,12 +46,14 @@ type Deps struct {
 	// ChunkBudget is how many characters of an enriched page are kept (SATED_CHUNK_BUDGET);
 	// 0 means the chunker's default.
 	ChunkBudget int
+	// SearchAttributes says the namespace has SatedStrategy and SatedState registered.
+	SearchAttributes bool
 }
 
 // NewActivities builds the research activities.
 func NewActivities(d Deps) *Activities {
 	return &Activities{providers: d.Providers, cache: d.Cache, record: d.Record, docs: d.Docs, fetcher: d.Fetcher,
-		model: d.Model, reportDir: d.ReportDir, memoryQueue: d.MemoryQueue, chunkBudget: d.ChunkBudget}
+		model: d.Model, reportDir: d.ReportDir, memoryQueue: d.MemoryQueue, chunkBudget: d.ChunkBudget, searchAttributes: d.SearchAttributes}
 }
 
 // Model is the narrow view of the Ollama client the activities use; *llm.Client satisfies it.

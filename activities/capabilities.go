@@ -16,6 +16,8 @@ type Capabilities struct {
 	Vision      bool   `json:"vision"`
 	Memory      bool   `json:"memory"`
 	MemoryQueue string `json:"memory_queue,omitempty"`
+	// SearchAttributes: the namespace has SatedStrategy and SatedState (EnsureSearchAttributes).
+	SearchAttributes bool `json:"search_attributes,omitempty"`
 }
 
 // Any reports whether any generation stage is configured.
@@ -28,5 +30,6 @@ type CapabilitiesInput struct{}
 func (a *Activities) WorkerCapabilities(ctx context.Context, _ CapabilitiesInput) (Capabilities, error) {
 	has := func(s llm.Stage) bool { return a.model != nil && a.model.Configured(s) }
 	return Capabilities{Planner: has(llm.Planner), Producer: has(llm.Producer), Evaluator: has(llm.Evaluator),
-		Embedder: has(llm.Embedder), Vision: has(llm.Vision), Memory: a.memoryQueue != "", MemoryQueue: a.memoryQueue}, nil
+		Embedder: has(llm.Embedder), Vision: has(llm.Vision), Memory: a.memoryQueue != "", MemoryQueue: a.memoryQueue,
+		SearchAttributes: a.searchAttributes}, nil
 }

@@ -34,6 +34,15 @@ type HarnessActivities struct {
 	model     HarnessModel
 	taskQueue string
 	corpus    HarnessCorpus // nil: deterministic expansion only raises thresholds
+	// SearchAttributes: the namespace has sated's search attributes, so the harness workflows
+	// may set them (a field, not a setter: every exported method would register as an activity)
+	SearchAttributes bool
+}
+
+// HarnessSearchAttributes says whether the namespace has sated's search attributes, so an
+// expansion can show its state in the Temporal UI's list.
+func (a *HarnessActivities) HarnessSearchAttributes(ctx context.Context, _ struct{}) (bool, error) {
+	return a.SearchAttributes, nil
 }
 
 // NewHarnessActivities builds the harness activities over the store in dir. c reaches the

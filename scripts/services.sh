@@ -95,6 +95,7 @@ start_temporal() {
   setsid nohup "$(temporal_bin)" server start-dev --ip 127.0.0.1 \
     --port "$TEMPORAL_PORT" --ui-port "$TEMPORAL_UI_PORT" \
     --db-filename "$STATE/temporal.db" --log-level warn \
+    --search-attribute SatedStrategy=Keyword --search-attribute SatedState=Keyword \
     >"$STATE/temporal.log" 2>&1 </dev/null &
   echo $! >"$STATE/temporal.pid"
   wait_for temporal temporal_up "$STATE/temporal.log" "$STATE/temporal.pid"

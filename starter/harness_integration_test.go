@@ -14,6 +14,7 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
@@ -140,7 +141,11 @@ func TestHarnessOnDevServer(t *testing.T) {
 	w.RegisterWorkflowWithOptions(workflows.ExpansionWorkflow, workflow.RegisterOptions{Name: workflows.ExpansionWorkflowName})
 	idx := harnessResearch(t, ctx, w)
 	// deterministic expansion generates benchmarks from the same corpus the research reads
-	w.RegisterActivity(activities.NewHarnessActivitiesWithCorpus(store.Dir(), c, tq, nil, idx))
+	ha := activities.NewHarnessActivitiesWithCorpus(store.Dir(), c, tq, nil, idx)
+	if ha.SearchAttributes, err = activities.EnsureSearchAttributes(ctx, c, "default"); err != nil || !ha.SearchAttributes {
+		t.Fatalf("search attributes: %v %v", ha.SearchAttributes, err)
+	}
+	w.RegisterActivity(ha)
 	// the operator gate notifies a loopback webhook and writes its audit log beside the harness
 	hook := newGateHook()
 	defer hook.srv.Close()
@@ -250,6 +255,19 @@ func TestHarnessOnDevServer(t *testing.T) {
 	harnessEventually(t, "the expansion to await approval", func() (bool, string) {
 		exp, err = expansionShow(ctx, c, id)
 		return err == nil && exp.State == workflows.ExpansionAwaiting, fmt.Sprint(exp.State, err)
+	})
+	// the Temporal UI's list finds the expansions awaiting a person by their search attribute
+	harnessEventually(t, "the expansion listed as awaiting approval", func() (bool, string) {
+		res, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Query: `SatedState="awaiting-approval"`})
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, e := range res.Executions {
+			if e.Execution.WorkflowId == id {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("%d listed", len(res.Executions))
 	})
 	harnessEventually(t, "the awaiting-approval notice", func() (bool, string) {
 		return hook.has(activities.NoticeAwaitingApproval, id), hook.events()

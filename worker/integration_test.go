@@ -253,6 +253,15 @@ func TestFullRunOverGoDocs(t *testing.T) {
 	if summary != "research: "+q {
 		t.Errorf("workflow summary %q, want the question", summary)
 	}
+	// and the list can filter runs by strategy and state (the worker registered the attributes)
+	var state, strategy string
+	if sa := desc.GetWorkflowExecutionInfo().GetSearchAttributes().GetIndexedFields(); sa != nil {
+		converter.GetDefaultDataConverter().FromPayload(sa["SatedState"], &state)
+		converter.GetDefaultDataConverter().FromPayload(sa["SatedStrategy"], &strategy)
+	}
+	if state != "done" || strategy != "saturation" {
+		t.Errorf("search attributes SatedState %q SatedStrategy %q, want done and saturation", state, strategy)
+	}
 	searches := 0
 	for _, e := range h.Events {
 		a := e.GetActivityTaskScheduledEventAttributes()

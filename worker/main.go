@@ -98,6 +98,12 @@ func run(serveMemory bool) error {
 		return fmt.Errorf("cannot reach Temporal at %s: %w", env.TemporalAddress, err)
 	}
 	defer c.Close()
+	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	cl.deps.SearchAttributes, err = activities.EnsureSearchAttributes(sctx, c, env.TemporalNamespace)
+	cancel()
+	if err != nil {
+		log.Printf("search attributes unavailable, runs will not show strategy and state in the Temporal UI's list: %v", err)
+	}
 	workers := newWorkers(c, env, cl)
 	log.Printf("sated worker: temporal %s, queue %s, data %s, providers %s, model %v",
 		env.TemporalAddress, env.TaskQueue, env.DataDir, strings.Join(keys(cl.deps.Providers), ","), cl.model != nil)
@@ -274,7 +280,7 @@ func openMemory(ctx context.Context, env config.Env, model *llm.Client, meiliCli
 func newWorkers(c client.Client, env config.Env, cl *clients) []worker.Worker {
 	acts := activities.NewActivities(cl.deps)
 	corp, _ := cl.deps.Providers["corpus"].(activities.HarnessCorpus)
-	workers := []worker.Worker{researchWorker(c, env, acts, cl.model, corp)}
+	workers := []worker.Worker{researchWorker(c, env, acts, cl.model, corp, cl.deps.SearchAttributes)}
 	for _, name := range keys(cl.deps.Providers) {
 		sw := worker.New(c, activities.SourceTaskQueue(name), worker.Options{
 			TaskQueueActivitiesPerSecond: activities.SourceRateLimits[name]})
@@ -291,7 +297,7 @@ func newWorkers(c client.Client, env config.Env, cl *clients) []worker.Worker {
 }
 
 // researchWorker serves the research queue: every workflow and the research and harness activities.
-func researchWorker(c client.Client, env config.Env, acts *activities.Activities, model *llm.Client, corp activities.HarnessCorpus) worker.Worker {
+func researchWorker(c client.Client, env config.Env, acts *activities.Activities, model *llm.Client, corp activities.HarnessCorpus, searchAttrs bool) worker.Worker {
 	w := worker.New(c, env.TaskQueue, worker.Options{})
 	w.RegisterWorkflow(workflows.ResearchWorkflow)
 	w.RegisterWorkflow(workflows.BaselineWorkflow)
@@ -307,7 +313,9 @@ func researchWorker(c client.Client, env config.Env, acts *activities.Activities
 	if model != nil {
 		harnessModel = model
 	}
-	w.RegisterActivity(activities.NewHarnessActivitiesWithCorpus(env.HarnessDir(), c, env.TaskQueue, harnessModel, corp))
+	ha := activities.NewHarnessActivitiesWithCorpus(env.HarnessDir(), c, env.TaskQueue, harnessModel, corp)
+	ha.SearchAttributes = searchAttrs
+	w.RegisterActivity(ha)
 	// the operator gate: notifications (SATED_NOTIFY_URL, SATED_NOTIFY_COMMAND) and the audit log
 	w.RegisterActivity(activities.NewGateActivities(env.NotifyURL, env.NotifyCommand, env.HarnessDir()))
 	return w

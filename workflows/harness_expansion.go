@@ -27,6 +27,8 @@ type expansion struct {
 	protocol workflow.Version // of applyProtocolChange
 	// researchErr is why the expansion research failed, readable.
 	researchErr string
+	// searchAttrs: the expansion sets SatedState for the Temporal UI's list
+	searchAttrs bool
 }
 
 // applyProtocolChange: from version 1 an expansion with no harness to load ends with a note
@@ -64,15 +66,29 @@ func ExpansionWorkflow(ctx workflow.Context, req ExpansionRequest) (ExpansionSta
 	if workflow.GetVersion(ctx, decideBySignalChange, workflow.DefaultVersion, 1) >= 1 {
 		x.listenForDecisionSignals(ctx)
 	}
+	if workflow.GetVersion(ctx, searchAttributesChange, workflow.DefaultVersion, 1) >= 1 {
+		// a failed check only means no attributes
+		_ = workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, harnessStoreOptions), harnessActs.HarnessSearchAttributes, struct{}{}).Get(ctx, &x.searchAttrs)
+		x.setState(ctx)
+	}
 	err := x.run(ctx)
 	if err != nil {
 		x.s.State, x.s.Note = ExpansionFailed, Readable(err)
 		x.event(ctx, EventFailed, "", x.s.Note, 0)
 	}
+	x.setState(ctx)
 	if werr := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); werr != nil && err == nil {
 		err = werr
 	}
 	return x.s, err
+}
+
+// setState shows the expansion's state as SatedState in the Temporal UI's list
+// (SatedState="awaiting-approval" lists those waiting for a person).
+func (x *expansion) setState(ctx workflow.Context) {
+	if x.searchAttrs {
+		upsertSearchAttributes(ctx, stateAttr.ValueSet(x.s.State))
+	}
 }
 
 // decideBySignalChange: from version 1 approve and reject are also accepted as signals (the
@@ -254,6 +270,7 @@ func (x *expansion) propose(ctx workflow.Context, base harness.Harness, research
 		return false, nil
 	}
 	x.s.State = ExpansionAwaiting
+	x.setState(ctx)
 	x.event(ctx, EventProposed, "", fmt.Sprintf("%d threshold increase(s), %d new benchmark(s), %d new edge case(s), %d refused",
 		len(x.s.Accepted.ThresholdIncreases), len(x.s.Accepted.NewBenchmarks), len(x.s.Accepted.NewEdgeCases), len(x.s.Refusals)), 0)
 	return true, nil

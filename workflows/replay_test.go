@@ -17,10 +17,10 @@ import (
 // DefaultVersion): it must keep replaying as long as such runs may be in flight.
 // research_history_v1.json is after evidence-gate; both predate floor-replace and enrich-replace
 // (their DefaultVersion paths); research_history_model_path.json takes both new paths (recorded
-// by TestRecordModelPathHistory) but predates memory-shapes-search; research_history.json takes
-// all four.
+// by TestRecordModelPathHistory) but predates memory-shapes-search; research_history_v2.json takes
+// all four; research_history.json also sets search attributes ("search-attributes").
 func TestReplayRecordedHistory(t *testing.T) {
-	for _, file := range []string{"research_history.json", "research_history_v1.json", "research_history_v0.json", modelPathHistory} {
+	for _, file := range []string{"research_history.json", "research_history_v2.json", "research_history_v1.json", "research_history_v0.json", modelPathHistory} {
 		t.Run(file, func(t *testing.T) {
 			replayer := worker.NewWorkflowReplayer()
 			replayer.RegisterWorkflow(ResearchWorkflow)
@@ -44,7 +44,8 @@ func TestReplayRecordedHistory(t *testing.T) {
 // streaks per version and recorded the trigger.
 // harness_expansion_gate_history.json and harness_monitor_gate_history.json are from after
 // "approval-reminder" and "operator-gate" (the monitor's notices, audit lines and a flag
-// acknowledgement included) but before "apply-protocol".
+// acknowledgement included) but before "apply-protocol"; the expansion's _v0 is also from before
+// "search-attributes", the unsuffixed one sets SatedState as it goes.
 func TestReplayHarnessHistories(t *testing.T) {
 	replayEach(t, []recorded{
 		{"harness_cycle_history.json", HarnessCycleWorkflow},
@@ -58,6 +59,7 @@ func TestReplayHarnessHistories(t *testing.T) {
 		{"harness_monitor_ledger_history.json", SaturationMonitorWorkflow},
 		{"harness_monitor_ledger_history_v0.json", SaturationMonitorWorkflow},
 		{"harness_expansion_gate_history.json", ExpansionWorkflow},
+		{"harness_expansion_gate_history_v0.json", ExpansionWorkflow},
 		{"harness_monitor_gate_history.json", SaturationMonitorWorkflow},
 	})
 }

@@ -60,6 +60,10 @@ const enrichReplaceChange = "enrich-replace"
 // little), and pages a prior fact came from are not fetched again.
 const memorySearchChange = "memory-shapes-search"
 
+// searchAttributesChange names the change that sets SatedStrategy and SatedState on runs and
+// expansions, for the Temporal UI's list.
+const searchAttributesChange = "search-attributes"
+
 // run is the state of one research run; the progress query reads it.
 type run struct {
 	req       ResearchRequest
@@ -87,6 +91,9 @@ type run struct {
 	floorReplace, enrichReplace workflow.Version
 	// memorySearch is the memory-shapes-search version (1: on); prior holds the recalled facts.
 	memorySearch workflow.Version
+	// searchAttrs is the search-attributes version (1: set SatedStrategy and SatedState when
+	// the namespace has them)
+	searchAttrs workflow.Version
 	prior        []research.PriorFact
 	enrichment   []research.Enrichment // enrichment decisions, in the order taken
 }
@@ -120,12 +127,13 @@ func newRun(ctx workflow.Context, req ResearchRequest) (*run, error) {
 	r.floorReplace = workflow.GetVersion(ctx, floorReplaceChange, workflow.DefaultVersion, 1)
 	r.enrichReplace = workflow.GetVersion(ctx, enrichReplaceChange, workflow.DefaultVersion, 1)
 	r.memorySearch = workflow.GetVersion(ctx, memorySearchChange, workflow.DefaultVersion, 1)
+	r.searchAttrs = workflow.GetVersion(ctx, searchAttributesChange, workflow.DefaultVersion, 1)
 	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, localOptions), researchActs.WorkerCapabilities,
 		activities.CapabilitiesInput{}).Get(ctx, &r.caps); err != nil {
 		return nil, err
 	}
 	if req.NoModel {
-		r.caps = activities.Capabilities{Memory: r.caps.Memory}
+		r.caps = activities.Capabilities{Memory: r.caps.Memory, SearchAttributes: r.caps.SearchAttributes}
 	}
 	r.useModel = r.caps.Any()
 	r.budget = llm.Budget{MaxCalls: cfg.MaxModelCalls, MaxTokens: cfg.MaxModelTokens}
@@ -144,6 +152,7 @@ func newRun(ctx workflow.Context, req ResearchRequest) (*run, error) {
 
 // execute runs the stages in order: prepare, recall, plan, search, enrich, synthesize, remember.
 func (r *run) execute(ctx workflow.Context) (ResearchReport, error) {
+	r.setState(ctx, "researching", workflowStrategy(r.cfg.Strategy))
 	task := r.prepare(ctx)
 	prior := r.recall(ctx, task)
 	if r.memorySearch >= 1 {
@@ -165,6 +174,7 @@ func (r *run) execute(ctx workflow.Context) (ResearchReport, error) {
 	r.progress.Phase = PhaseEnriching
 	r.enrich(ctx, task)
 
+	r.setState(ctx, "writing")
 	report, err := r.synthesize(ctx, task, p, prior)
 	if err != nil {
 		return ResearchReport{}, err
@@ -175,7 +185,17 @@ func (r *run) execute(ctx workflow.Context) (ResearchReport, error) {
 	report.Notes = r.progress.Notes
 
 	r.progress.Phase = PhaseDone
+	r.setState(ctx, "done")
 	return report, nil
+}
+
+// setState sets the run's SatedState (and SatedStrategy when given) for the Temporal UI's list,
+// when the namespace has them and the run is on the search-attributes version.
+func (r *run) setState(ctx workflow.Context, state string, strategy ...temporal.SearchAttributeUpdate) {
+	if r.searchAttrs < 1 || !r.caps.SearchAttributes {
+		return
+	}
+	upsertSearchAttributes(ctx, append(strategy, stateAttr.ValueSet(state))...)
 }
 
 // prepare lets the vision bridge rewrite the question into a task; a failure keeps the question.
