@@ -94,8 +94,8 @@ type run struct {
 	// searchAttrs is the search-attributes version (1: set SatedStrategy and SatedState when
 	// the namespace has them)
 	searchAttrs workflow.Version
-	prior        []research.PriorFact
-	enrichment   []research.Enrichment // enrichment decisions, in the order taken
+	prior       []research.PriorFact
+	enrichment  []research.Enrichment // enrichment decisions, in the order taken
 }
 
 // ResearchWorkflow plans, searches in rounds while the results stay new, enriches the pages
