@@ -344,6 +344,18 @@ func TestHarnessOnDevServer(t *testing.T) {
 	if len(st.History) != last || st.History[0].Version != 1 || st.History[last-1].Level == "" {
 		t.Errorf("status history %+v", st.History)
 	}
+	// the signals restart with the committed version: the next saturated cycle is the first of v2
+	if wantVersion == 2 {
+		m.CycleID, m.HarnessVersion = "ext-after-v2", 2
+		res, err := harnessRecord(ctx, c, tq, m)
+		if err != nil {
+			t.Fatalf("record after the expansion: %v", err)
+		}
+		if res.Aggregate.Cycles != 1 || res.Aggregate.ConsecutiveHigh != 1 || res.Decision != harness.DecisionContinue {
+			t.Errorf("after v2 was committed the streak should restart: %+v, %s", res.Aggregate, res.Decision)
+		}
+		t.Logf("after the expansion: cycle %d of v2, streak %d, %s", res.Cycle, res.Aggregate.ConsecutiveHigh, res.Decision)
+	}
 	// A decision on the closed expansion says who decided it, not "no expansion".
 	if err := c.GetWorkflow(ctx, id, "").Get(ctx, nil); err != nil {
 		t.Fatalf("expansion result: %v", err)
