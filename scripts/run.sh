@@ -22,6 +22,12 @@ if [[ ${OLLAMA:-} == 1 ]]; then
 fi
 bash scripts/services.sh start "${services[@]}"
 export TEMPORAL_ADDRESS=${TEMPORAL_ADDRESS:-127.0.0.1:${TEMPORAL_PORT:-7233}}
+# the UI links follow the UI port of the server in use: the one services.sh started it on, when
+# it started the server on this port, else TEMPORAL_UI_PORT
+if [[ -z ${SATED_UI_URL:-} && -f .sated/temporal.ui ]]; then
+  read -r ui_for ui_url <.sated/temporal.ui || true
+  [[ ${ui_for:-} == "${TEMPORAL_PORT:-7233}" ]] && export SATED_UI_URL=$ui_url
+fi
 export SATED_UI_URL=${SATED_UI_URL:-http://localhost:${TEMPORAL_UI_PORT:-8233}}
 if [[ -n ${OLLAMA_HOST:-} ]]; then
   echo "run: LLM stages use Ollama at $OLLAMA_HOST (planner=${SATED_PLANNER_MODEL:-none} producer=${SATED_PRODUCER_MODEL:-none} evaluator=${SATED_EVALUATOR_MODEL:-none} embed=${SATED_EMBED_MODEL:-none})"
@@ -55,5 +61,5 @@ read -r -a flags <<<"${RESEARCH_FLAGS:-}"
 "$BIN/starter" research "${flags[@]}" "$Q"
 
 echo
-echo "Temporal UI: http://localhost:${TEMPORAL_UI_PORT:-8233}/namespaces/default/workflows"
+echo "Temporal UI: $SATED_UI_URL/namespaces/default/workflows"
 echo "The worker and services keep running; 'make stop' ends them."

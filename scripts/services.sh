@@ -98,6 +98,8 @@ start_temporal() {
     --search-attribute SatedStrategy=Keyword --search-attribute SatedState=Keyword \
     >"$STATE/temporal.log" 2>&1 </dev/null &
   echo $! >"$STATE/temporal.pid"
+  # the UI port in use, for the links the starter prints when this server is reused later
+  echo "$TEMPORAL_PORT http://localhost:$TEMPORAL_UI_PORT" >"$STATE/temporal.ui"
   wait_for temporal temporal_up "$STATE/temporal.log" "$STATE/temporal.pid"
   log "temporal: ready on 127.0.0.1:$TEMPORAL_PORT (UI http://localhost:$TEMPORAL_UI_PORT, pid $(cat "$STATE/temporal.pid"))"
 }
