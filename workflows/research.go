@@ -846,7 +846,7 @@ func (r *run) enrich(ctx workflow.Context, task string) {
 				continue
 			}
 			fetches = append(fetches, pending{idx: c.Index, overlap: c.Overlap, replacement: replacement,
-				future: workflow.ExecuteActivity(fctx, researchActs.FetchPage, activities.FetchInput{URL: s.URL, DocID: s.DocID,
+				future: workflow.ExecuteActivity(workflow.WithActivityOptions(fctx, summarized(fetchOptions, "fetch: %s", s.URL)), researchActs.FetchPage, activities.FetchInput{URL: s.URL, DocID: s.DocID,
 					Provider: s.Provider, Question: task, UseModel: useModel})})
 			return true
 		}
