@@ -182,7 +182,29 @@ func sentenceQuality(s string, terms []string) float64 {
 	if !strings.ContainsAny(s[len(s)-1:], ".!:;)") {
 		q *= 0.9 // unfinished line: a label or a heading
 	}
+	if looksLikeCode(s) {
+		q *= codeQuality
+	}
 	return q
+}
+
+// codeQuality discounts a line of code quoted as a finding: without its program around it,
+// "a = "hello, world" done = true" tells a reader nothing.
+const codeQuality = 0.2
+
+// looksLikeCode reports a fragment of program text: code punctuation and hardly any of the
+// small words prose is made of.
+func looksLikeCode(s string) bool {
+	if !strings.ContainsAny(s, "={};") && !strings.Contains(s, "()") && !strings.Contains(s, ":=") {
+		return false
+	}
+	small := 0
+	for _, w := range strings.Fields(strings.ToLower(s)) {
+		if text.IsStopword(strings.Trim(w, ".,;:()\"'")) {
+			small++
+		}
+	}
+	return small < 2
 }
 
 // sentenceIDF weighs terms by how few evidence sentences use them: a word in every sentence

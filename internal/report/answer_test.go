@@ -108,3 +108,22 @@ func TestHeadingScoresNameAspectsAndCompounds(t *testing.T) {
 		t.Fatalf("heading scores %v: want the Autoincrement section to name most of the aspect, the release notes none", got)
 	}
 }
+
+func TestLooksLikeCode(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		code bool
+	}{
+		{`a = "hello, world" done = true`, true},
+		{`var l sync.Mutex var a string`, false}, // no code punctuation: judged as words
+		{`l.Lock() go f() l.Lock() print(a)`, true},
+		{`if i < 0 || i >= len(funcs) { panic("invalid function index")`, false}, // its small words read as prose: a miss, kept on purpose
+		{`The sqlite3_threadsafe() interface returns zero if and only if SQLite was compiled with mutexing code omitted.`, false},
+		{`Set PRAGMA journal_mode=WAL to let readers continue while a writer appends to the log.`, false},
+		{`A send on a channel is synchronized before the completion of the corresponding receive from that channel.`, false},
+	} {
+		if got := looksLikeCode(c.s); got != c.code {
+			t.Errorf("looksLikeCode(%q) = %v, want %v", c.s, got, c.code)
+		}
+	}
+}
