@@ -10,6 +10,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/sated-dev/sated/internal/plan"
+	"github.com/sated-dev/sated/workflows"
 )
 
 // maxSlug bounds the readable part of a workflow id.
@@ -79,11 +80,8 @@ var translit = func() map[rune]string {
 	return m
 }()
 
-// uiSummary is a run's one-line summary in the Temporal UI's workflow list: what it asked.
+// uiSummary is a run's one-line summary in the Temporal UI's workflow list: what it asked, the
+// question cut at 200 characters.
 func uiSummary(prefix, question string) string {
-	q := strings.Join(strings.Fields(question), " ")
-	if r := []rune(q); len(r) > 200 {
-		q = string(r[:199]) + "…"
-	}
-	return prefix + q
+	return workflows.UISummary(prefix, question, len([]rune(prefix))+200)
 }

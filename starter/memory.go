@@ -272,7 +272,7 @@ func memoryReembed(ctx context.Context, env config.Env, dir string) error {
 		if err != nil {
 			return fmt.Errorf("ollama at %s: %w", env.OllamaHost, err)
 		}
-		emb, id = ollamaEmbedder{m}, "ollama:"+env.EmbedModel
+		emb, id = llm.MemoryEmbedder{C: m}, llm.MemoryEmbedderID(env.EmbedModel)
 	}
 	last := time.Now()
 	res, err := memory.Reembed(ctx, dir, emb, id, func(done, total int) {
@@ -291,12 +291,4 @@ func memoryReembed(ctx context.Context, env config.Env, dir string) error {
 	fmt.Fprintf(stdout, "re-embedded %d observations in %s from %s to %s; the old vectors are in %s (delete them once the worker runs)\n",
 		res.Observations, res.Dir, res.From, res.To, res.OldVectors)
 	return nil
-}
-
-// ollamaEmbedder gives memory the embedding model's vectors.
-type ollamaEmbedder struct{ m *llm.Client }
-
-func (e ollamaEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	v, _, err := e.m.Embed(ctx, texts)
-	return v, err
 }

@@ -61,5 +61,5 @@ func ollamaEmbedderFor(t *testing.T, host, model string) memory.Embedder {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ollamaEmbedder{m}
+	return llm.MemoryEmbedder{C: m}
 }

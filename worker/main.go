@@ -70,14 +70,6 @@ func (j *fileJournal) write(ctx context.Context, event, name, detail string) {
 	j.f.Sync()
 }
 
-// ollamaEmbedder gives memory the embedding model's vectors.
-type ollamaEmbedder struct{ m *llm.Client }
-
-func (e ollamaEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	v, _, err := e.m.Embed(ctx, texts)
-	return v, err
-}
-
 // run reads the configuration, opens the clients the activities stand on, registers one worker
 // per task queue and serves until SIGINT or SIGTERM. A bad configuration value fails first,
 // before anything is opened or dialled.
@@ -267,8 +259,8 @@ func applyTuning(cfg *llm.Config, t config.ModelTuning) {
 func openMemory(ctx context.Context, env config.Env, model *llm.Client, meiliClient *meili.Client) (*memory.Store, error) {
 	opts := memory.Options{Dir: env.MemoryDir()}
 	if model != nil && model.Configured(llm.Embedder) {
-		opts.Embedder = ollamaEmbedder{model}
-		opts.EmbedderID = "ollama:" + env.EmbedModel
+		opts.Embedder = llm.MemoryEmbedder{C: model}
+		opts.EmbedderID = llm.MemoryEmbedderID(env.EmbedModel)
 	}
 	if meiliClient != nil {
 		opts.FullText = meiliClient.Memory(meili.MemoryIndex)

@@ -105,12 +105,16 @@ func summarized(o workflow.ActivityOptions, format string, a ...any) workflow.Ac
 }
 
 // uiSummary is a child workflow's one-line summary in the Temporal UI's list: what it is for.
-func uiSummary(prefix, what string) string {
-	s := prefix + strings.Join(strings.Fields(what), " ")
-	if r := []rune(s); len(r) > 2*maxSummary {
-		s = string(r[:2*maxSummary-1]) + "…"
+func uiSummary(prefix, what string) string { return UISummary(prefix, what, 2*maxSummary) }
+
+// UISummary is a workflow's one-line summary in the Temporal UI's list: prefix and what the run
+// is for, whitespace collapsed, cut at limit characters (the starter's runs cut their question).
+func UISummary(prefix, what string, limit int) string {
+	s := strings.Join(strings.Fields(what), " ")
+	if r := []rune(prefix + s); len(r) > limit {
+		s = string(r[len([]rune(prefix)):limit-1]) + "…"
 	}
-	return s
+	return prefix + s
 }
 
 // maxSummary bounds an activity summary, in characters.
