@@ -579,12 +579,6 @@ func jaccard(a, b map[string]bool) float64 {
 	return float64(inter) / float64(len(a)+len(b)-inter)
 }
 
-// Conflict explains how two claims about the same thing disagree ("" when they do not).
-func Conflict(a, b Claim) string {
-	why, _ := Compare(a, b)
-	return why
-}
-
 // Compare judges two claims about the same thing. conflict explains how they disagree: dates
 // that cannot be the same day, figures of one unit that each side states and the other
 // cannot match, or different holders of a single-holder role (a CEO, a chair; two speakers

@@ -31,13 +31,6 @@ func bullets(items []string) string {
 	return b.String()
 }
 
-func numbered(sources []PromptSource) string {
-	if len(sources) == 0 {
-		return "(none)\n"
-	}
-	return strings.Join(SourceEvidence(sources), "\n\n") + "\n\n"
-}
-
 // trimmedResults renders results for the novelty and compression prompts: each result gets an
 // equal share of PromptResultsChars (title and text, no URL), so the prompt stays small
 // whatever the provider returned.
