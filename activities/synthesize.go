@@ -194,11 +194,6 @@ func (a *Activities) readPassages(ctx context.Context, sources []Source) {
 	}
 }
 
-// wholeQuestionWeight is how much more the first round's ranking counts than a later one's:
-// the first query searches the whole question, the later ones parts of it (measured on the dev
-// sets: 3 beat 1, 2 and 6).
-const wholeQuestionWeight = 3
-
 // searchPrior is, per source, how highly the rounds' searches ranked it, fused over the rounds
 // (nil when the rounds did not record their rankings: the answer then ranks by itself).
 func searchPrior(rounds []RoundRecord, sources []Source) []float64 {
@@ -211,7 +206,7 @@ func searchPrior(rounds []RoundRecord, sources []Source) []float64 {
 	if len(ranks) == 0 {
 		return nil
 	}
-	fused := report.FusedRanks(ranks, []float64{wholeQuestionWeight})
+	fused := report.FusedRanks(ranks, report.RoundWeights(len(ranks)))
 	out := make([]float64, len(sources))
 	for i, s := range sources {
 		out[i] = fused[research.SourceKey(s.Result)]

@@ -1,2 +1,11 @@
-// Package devloop holds the offline tuning loop for the extractive answer; it has only tests.
+// Package devloop holds the offline tuning loop for the extractive answer; it has only tests,
+// all opt-in (SATED_DEVLOOP=1) over the dev sets' corpora:
+//   - TestLoop: plan, search rounds, answer and the BM25 baseline per question, and the
+//     fixed-2 / fixed-5 / saturation comparison;
+//   - TestRank, TestLearned: how well single signals (search rank, BM25 among the evidence,
+//     title cover, centroid...) tell the evidence passages that hold a gold fact (AUC), and the
+//     recall of quoting whole passages in each signal's order, beside the oracle order;
+//   - TestSentences: the same within the passages that hold a fact, per sentence;
+//   - TestPrecision: per search round and rank, the share of results holding a gold fact;
+//   - TestProbe: the top passages for one QUERY.
 package devloop

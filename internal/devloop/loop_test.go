@@ -97,50 +97,8 @@ func TestLoop(t *testing.T) {
 		var strat, cstrat [3][3]float64 // fixed-2, fixed-5, saturation: report, evidence, searches
 		nc := 0
 		for _, q := range qs {
-			queries, aspects := plan.AspectPlan(q.Question, vocab{x})
-			var asp []string
-			for _, a := range aspects {
-				asp = append(asp, a.Text)
-			}
-			seen := map[string]bool{}
+			asp, fresh, hits, prev := searchRounds(ctx, t, x, q.Question, max(rounds, strategyRounds), limit)
 			var results []search.Result
-			var hits [][]string
-			var fresh [][]search.Result // per round, the results no earlier round returned
-			var prev []string
-			for r := 0; r < max(rounds, strategyRounds); r++ {
-				var query string
-				if r < len(queries) {
-					query = queries[r]
-				} else {
-					var ev []string
-					for _, s := range results {
-						ev = append(ev, s.Title+". "+s.Snippet)
-					}
-					query = plan.FeedbackQuery(q.Question, aspects, ev, prev, vocab{x})
-					if query == "" {
-						break
-					}
-				}
-				prev = append(prev, query)
-				rs, err := x.Search(ctx, query, limit)
-				if err != nil {
-					t.Logf("%s: %v", query, err)
-				}
-				var ids []string
-				for _, r := range rs {
-					ids = append(ids, r.DocID)
-				}
-				hits = append(hits, ids)
-				var f []search.Result
-				for _, r := range rs {
-					if !seen[r.DocID] {
-						seen[r.DocID] = true
-						results = append(results, r)
-						f = append(f, r)
-					}
-				}
-				fresh = append(fresh, f)
-			}
 			// the strategies: the answer after the first k rounds
 			answerAt := func(k int) (rep, ev float64) {
 				var rs []search.Result
@@ -148,14 +106,14 @@ func TestLoop(t *testing.T) {
 					rs = append(rs, f...)
 				}
 				srcs := evidenceOf(ctx, x, rs)
-				fused := report.FusedRanks(hits[:min(k, len(hits))], []float64{3})
+				fused := report.FusedRanks(hits[:min(k, len(hits))], report.RoundWeights(len(hits)))
 				var pr []float64
 				var b strings.Builder
 				for i, r := range rs {
 					pr = append(pr, fused[r.DocID])
 					b.WriteString(srcs[i].Title + "\n" + srcs[i].Text + "\n\n")
 				}
-				a := report.Answer(report.AnswerInput{Question: q.Question, Aspects: asp, Sources: srcs, Budget: budget, Prior: pr})
+				a := report.Answer(report.AnswerInput{Question: q.Question, Aspects: aspOr(asp), Sources: srcs, Budget: budget, Prior: pr, Terms: answerTerms(prev)})
 				rr, tot, _ := eval.FactRecall(a.Body, q.Gold)
 				er, _, _ := eval.FactRecall(b.String(), q.Gold)
 				return eval.Recall(rr, tot), eval.Recall(er, tot)
@@ -190,12 +148,12 @@ func TestLoop(t *testing.T) {
 			for _, s := range sources {
 				evb.WriteString(s.Title + "\n" + s.Text + "\n\n")
 			}
-			fused := report.FusedRanks(hits, []float64{3})
+			fused := report.FusedRanks(hits, report.RoundWeights(len(hits)))
 			var prior []float64
 			for _, r := range results {
 				prior = append(prior, fused[r.DocID])
 			}
-			ans := report.Answer(report.AnswerInput{Question: q.Question, Aspects: asp, Sources: sources, Budget: budget, Prior: prior})
+			ans := report.Answer(report.AnswerInput{Question: q.Question, Aspects: aspOr(asp), Sources: sources, Budget: budget, Prior: prior, Terms: answerTerms(prev)})
 			// baseline: one BM25 query of the raw question, top passages to the budget
 			bres, _ := x.Search(ctx, q.Question, 40)
 			var bb strings.Builder
@@ -309,4 +267,69 @@ func simulateSaturation(question string, aspects []string, fresh [][]search.Resu
 		accepted++
 	}
 	return accepted, accepted, scores
+}
+
+// searchRounds plans the question and runs its searches as the research workflow does: the
+// plan's queries, then feedback queries. It returns the aspects' texts, per round the results no
+// earlier round returned, per round every result id in rank order, and the queries.
+func searchRounds(ctx context.Context, t *testing.T, x *corpus.Index, question string, rounds, limit int) (asp []string, fresh [][]search.Result, hits [][]string, prev []string) {
+	queries, aspects := plan.AspectPlan(question, vocab{x})
+	for _, a := range aspects {
+		asp = append(asp, a.Text)
+	}
+	seen := map[string]bool{}
+	var results []search.Result
+	for r := 0; r < rounds; r++ {
+		var query string
+		if r < len(queries) {
+			query = queries[r]
+		} else {
+			var ev []string
+			for _, s := range results {
+				ev = append(ev, s.Title+". "+s.Snippet)
+			}
+			query = plan.FeedbackQuery(question, aspects, ev, prev, vocab{x})
+			if query == "" {
+				break
+			}
+		}
+		prev = append(prev, query)
+		rs, err := x.Search(ctx, query, limit)
+		if err != nil {
+			t.Logf("%s: %v", query, err)
+		}
+		var ids []string
+		for _, r := range rs {
+			ids = append(ids, r.DocID)
+		}
+		hits = append(hits, ids)
+		var f []search.Result
+		for _, r := range rs {
+			if !seen[r.DocID] {
+				seen[r.DocID] = true
+				results = append(results, r)
+				f = append(f, r)
+			}
+		}
+		fresh = append(fresh, f)
+	}
+	return asp, fresh, hits, prev
+}
+
+// answerTerms is what the worker passes the answer as feedback terms: the searches' queries.
+func answerTerms(queries []string) []string {
+	if os.Getenv("TERMS") == "" || len(queries) == 0 {
+		return nil
+	}
+	if os.Getenv("TERMS") == "all" {
+		return queries
+	}
+	return queries[:1]
+}
+
+func aspOr(a []string) []string {
+	if os.Getenv("NOASPECTS") != "" {
+		return nil
+	}
+	return a
 }

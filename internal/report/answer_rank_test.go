@@ -1,0 +1,80 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/sated-dev/sated/internal/research"
+	"github.com/sated-dev/sated/internal/search"
+)
+
+// A question that spells as two words what the documents spell as one ("auto-incrementing",
+// "AUTOINCREMENT") still finds the page that uses the one word, over a page that shares only a
+// part of it ("auto-vacuum") and that the searches ranked higher.
+func TestAnswerJoinsCompoundsTheEvidenceUses(t *testing.T) {
+	sources := []research.Source{
+		{N: 1, Result: search.Result{Title: "Pragmas — auto_vacuum"}, Text: "Query or set the auto-vacuum status in the database. When auto-vacuum is enabled, free pages move to the end of the file and the file is truncated at every commit, which the auto mode does for you."},
+		{N: 2, Result: search.Result{Title: "Keyword summary"}, Text: "The AUTOINCREMENT keyword imposes extra CPU, memory, disk space, and disk I/O overhead and should be avoided if not strictly needed."},
+		{N: 3, Result: search.Result{Title: "Create Table"}, Text: "A column declared INTEGER PRIMARY KEY with AUTOINCREMENT never reuses a rowid of a deleted row."},
+	}
+	out := Answer(AnswerInput{
+		Question: "Do I need auto-incrementing ids?",
+		Sources:  sources,
+		Budget:   200,
+		Prior:    []float64{1, 0.4, 0.3},
+	})
+	if !strings.Contains(out.Body, "The AUTOINCREMENT keyword imposes extra CPU") {
+		t.Errorf("the budget of one passage went elsewhere:\n%s", out.Body)
+	}
+}
+
+// A long passage is quoted by its gist, up to the passage quota, so that the budget reaches
+// further passages; the sentence naming the question's subject is among those kept.
+func TestAnswerQuotesALongPassageByItsGist(t *testing.T) {
+	var b strings.Builder
+	nouns := strings.Fields("salt checksum frame header page size offset magic version cookie sequence counter " +
+		"lock byte range mutex shared memory index hash table slot entry reader mark backfill padding sector " +
+		"alignment truncation journal commit boundary")
+	for i := range 30 {
+		fmt.Fprintf(&b, "The write-ahead log keeps its %s next to the %s and the %s. ", nouns[i], nouns[(i+7)%len(nouns)], nouns[(i+13)%len(nouns)])
+		if i == 17 {
+			b.WriteString("The checkpoint runs when the write-ahead log reaches 1000 pages by default. ")
+		}
+	}
+	second := "A checkpoint can also be run by hand with the wal_checkpoint pragma."
+	sources := []research.Source{
+		{N: 1, Result: search.Result{Title: "Write-ahead log internals"}, Text: b.String()},
+		{N: 2, Result: search.Result{Title: "Checkpoints"}, Text: second},
+	}
+	out := Answer(AnswerInput{Question: "When does the write-ahead log checkpoint run?", Sources: sources, Prior: []float64{1, 0.5}})
+	if !strings.Contains(out.Body, "reaches 1000 pages by default") {
+		t.Errorf("the passage's gist was left out:\n%s", out.Body)
+	}
+	quoted := 0
+	for _, q := range out.Quotes[1] {
+		quoted += len(q)
+	}
+	if quoted > passageQuota || quoted == 0 || quoted > len(b.String())*3/4 {
+		t.Errorf("quoted %d of the long passage's %d characters; the quota is %d", quoted, len(b.String()), passageQuota)
+	}
+	if !strings.Contains(out.Body, second) {
+		t.Errorf("the second passage did not get the budget the first left:\n%s", out.Body)
+	}
+}
+
+func TestRoundWeights(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want []float64
+	}{
+		{0, []float64{}},
+		{1, []float64{3}},
+		{5, []float64{3, 1.5, 1, 0.75, 0.6}},
+	} {
+		got := RoundWeights(c.n)
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("RoundWeights(%d) = %v, want %v", c.n, got, c.want)
+		}
+	}
+}
