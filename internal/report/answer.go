@@ -9,7 +9,6 @@ import (
 	"unicode"
 
 	"github.com/sated-dev/sated/internal/extract"
-	"github.com/sated-dev/sated/internal/plan"
 	"github.com/sated-dev/sated/internal/research"
 	"github.com/sated-dev/sated/internal/text"
 )
@@ -117,11 +116,11 @@ func Answer(in AnswerInput) AnswerOutput {
 	idf := sentenceIDF(cands)
 	// the evidence may spell as one word what the question spells as two ("auto-incrementing",
 	// "AUTOINCREMENT"): the joined word joins the question's terms
-	vocab := newEvidenceVocab(cands, len(in.Sources))
-	qterms := text.Terms(plan.JoinCompounds(in.Question, vocab))
+	spelling := newEvidenceSpelling(cands)
+	qterms := joinCompounds(in.Question, spelling)
 	aterms := make([][]string, len(aspects))
 	for j, a := range aspects {
-		aterms[j] = text.Terms(plan.JoinCompounds(a, vocab))
+		aterms[j] = joinCompounds(a, spelling)
 		if len(aterms[j]) == 0 {
 			aterms[j] = qterms
 		}
@@ -175,30 +174,55 @@ func answerCandidates(question string, sources []research.Source) []candidate {
 	return out
 }
 
-// evidenceVocab counts, per stem, the sources whose quotable sentences hold it.
-type evidenceVocab map[string]int
+// evidenceSpelling tells how the evidence spells two adjacent words: per stem, the sources
+// whose quotable sentences hold it as a word, and per pair of stems, the sources that hold them
+// next to each other (stopwords aside).
+type evidenceSpelling struct {
+	word map[string]int
+	pair map[[2]string]int
+}
 
-func newEvidenceVocab(cands []candidate, nsources int) evidenceVocab {
-	seen := map[[2]string]bool{}
-	v := evidenceVocab{"": nsources}
+func newEvidenceSpelling(cands []candidate) evidenceSpelling {
+	e := evidenceSpelling{word: map[string]int{}, pair: map[[2]string]int{}}
+	words := map[string]int{}
+	pairs := map[[2]string]int{}
 	for _, c := range cands {
-		src := fmt.Sprint(c.src)
-		for _, t := range c.terms {
-			if k := [2]string{src, t}; !seen[k] {
-				seen[k] = true
-				v[t]++
+		for k, t := range c.terms {
+			if n, ok := words[t]; !ok || n != c.src {
+				words[t] = c.src
+				e.word[t]++
+			}
+			if k > 0 {
+				p := [2]string{c.terms[k-1], t}
+				if n, ok := pairs[p]; !ok || n != c.src {
+					pairs[p] = c.src
+					e.pair[p]++
+				}
 			}
 		}
 	}
-	return v
+	return e
 }
 
-func (v evidenceVocab) DocFreq(stems []string) (map[string]int, int, error) {
-	out := make(map[string]int, len(stems))
-	for _, s := range stems {
-		out[s] = v[s]
+// joinCompounds returns the terms of s with, after each two adjacent words, their one-word
+// spelling when the evidence writes them as one word in at least two sources and more often
+// than as two ("auto-incrementing": "AUTOINCREMENT"), not when it mostly writes two words ("text
+// file", though a TextFile class exists).
+func joinCompounds(s string, e evidenceSpelling) []string {
+	var out []string
+	var prev string
+	for _, w := range text.Content(s) {
+		st := text.Stem(w)
+		if prev != "" {
+			joined := text.Stem(prev + w)
+			if n := e.word[joined]; n >= 2 && n > e.pair[[2]string{text.Stem(prev), st}] {
+				out = append(out, joined)
+			}
+		}
+		out = append(out, st)
+		prev = w
 	}
-	return out, v[""], nil
+	return out
 }
 
 // looksMarkdown reports whether a source text carries Markdown markup worth flattening; corpus
