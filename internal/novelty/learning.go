@@ -54,10 +54,19 @@ func Learning(in LearningInput) LearningOutput {
 	}
 	fresh := units(in.Fresh, asks)
 	known := units(in.Known, asks)
-	postings := map[int][]int32{}
+	// postings of the known units, only for terms some fresh unit holds
+	inFresh := make(map[int]bool, 64*len(fresh))
+	for _, f := range fresh {
+		for _, t := range f.terms {
+			inFresh[t] = true
+		}
+	}
+	postings := make(map[int][]int32, len(inFresh))
 	for k, u := range known {
 		for _, t := range u.terms {
-			postings[t] = append(postings[t], int32(k))
+			if inFresh[t] {
+				postings[t] = append(postings[t], int32(k))
+			}
 		}
 	}
 	shared := make([]int32, len(known))

@@ -83,6 +83,9 @@ func IsContent(w string) bool {
 }
 
 func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf { // ASCII, most of any text: the same answer without the tables
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+	}
 	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Mn, r)
 }
 

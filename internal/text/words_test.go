@@ -2,6 +2,8 @@ package text
 
 import (
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -76,5 +78,15 @@ func TestDistinct(t *testing.T) {
 func TestIsQuestionForm(t *testing.T) {
 	for w, want := range map[string]bool{"explain": true, "way": true, "get": true, "make": true, "memory": false, "index": false} {
 		assert.Equal(t, want, IsQuestionForm(w), w)
+	}
+}
+
+// The ASCII fast path of isWordRune answers as the Unicode tables do.
+func TestIsWordRuneASCIIFastPath(t *testing.T) {
+	for r := rune(0); r < utf8.RuneSelf; r++ {
+		want := unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Mn, r)
+		if got := isWordRune(r); got != want {
+			t.Errorf("isWordRune(%q) = %v, want %v", r, got, want)
+		}
 	}
 }
