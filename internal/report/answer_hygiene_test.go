@@ -19,14 +19,14 @@ func TestAnswerQuotesOnlyFindings(t *testing.T) {
 	sources := []research.Source{
 		src(1, "Saturation gates", "# Saturation gates\n\nAccept all cookies to continue reading this page today.\n\n"+
 			"Does a gate ever stop too early?\n\nA saturation gate stops searching when novelty falls below a threshold.[12] "+
-			"The threshold for novelty is usually set near three points per round."),
+			"The threshold for novelty is usually set near three points per round. This page last modified on 2022-06-24 16:56:23 UTC"),
 		src(2, "Copy", "A saturation gate stops searching when novelty falls below a threshold."),
 		src(3, "Release notes", "Release notes should be added to the next directory. Ask the author to add a file to the change list."),
 		src(4, "Menu", "Home\nMenu"),
 	}
 	out := Answer(AnswerInput{Question: "When does a saturation gate stop on its novelty threshold?", Sources: sources})
 	body := out.Body
-	for _, bad := range []string{"cookies", "[12]", "# Saturation", "stop too early?", "Release notes", "Menu"} {
+	for _, bad := range []string{"cookies", "[12]", "# Saturation", "stop too early?", "Release notes", "Menu", "last modified"} {
 		if strings.Contains(body, bad) {
 			t.Errorf("quoted %q:\n%s", bad, body)
 		}

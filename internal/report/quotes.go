@@ -28,7 +28,7 @@ var boilerplate = []string{
 	"cookie", "all rights reserved", "subscribe", "sign up", "sign in", "log in", "newsletter",
 	"privacy policy", "terms of service", "terms of use", "click here", "enable javascript",
 	"skip to", "share this", "follow us", "copyright", "©", "advertisement", "read more",
-	"your browser", "accept all",
+	"your browser", "accept all", "last modified on", "last updated on",
 }
 
 // stripFootnotes removes a source's footnote markers, keeping what stood before them.
