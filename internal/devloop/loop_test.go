@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -83,6 +85,7 @@ func TestLoop(t *testing.T) {
 	}{
 		{"sqlite", corpusPath("sqlite"), "/usr/share/doc/sqlite3", eval.SQLiteQuestions},
 		{"python", corpusPath("python"), "/usr/share/doc/python3.11/html", eval.PythonQuestions},
+		{"go", corpusPath("go"), filepath.Join(runtime.GOROOT(), "doc"), eval.GoQuestions},
 	} {
 		if f := os.Getenv("SET"); f != "" && f != set.name {
 			continue

@@ -458,6 +458,9 @@ func passageScores(cands []candidate, sources []research.Source, qterms []string
 
 // similarity is the cosine of two term sets.
 func similarity(a, b []string) float64 {
+	// a word a sentence repeats counts once: "closing a closed channel" is not nearer
+	// "closing the nil channel" for saying "close" twice
+	a, b = text.Distinct(a), text.Distinct(b)
 	if len(a) == 0 || len(b) == 0 {
 		return 0
 	}

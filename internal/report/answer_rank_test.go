@@ -78,3 +78,16 @@ func TestRoundWeights(t *testing.T) {
 		}
 	}
 }
+
+// Two statements on one topic that share most words still say different things: a word one of
+// them repeats does not make them repeats of each other.
+func TestAnswerKeepsStatementsThatShareWords(t *testing.T) {
+	sources := []research.Source{{N: 1, Result: search.Result{Title: "Close"}, Text: "For a channel ch, the built-in function close(ch) records that no more values will be sent on the channel. " +
+		"Sending to or closing a closed channel causes a run-time panic. Closing the nil channel also causes a run-time panic."}}
+	out := Answer(AnswerInput{Question: "What happens when a Go program closes a channel?", Sources: sources})
+	for _, want := range []string{"Sending to or closing a closed channel causes a run-time panic.", "Closing the nil channel also causes a run-time panic."} {
+		if !strings.Contains(out.Body, want) {
+			t.Errorf("lacks %q:\n%s", want, out.Body)
+		}
+	}
+}
