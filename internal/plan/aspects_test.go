@@ -172,3 +172,28 @@ func TestFeedbackPrefersWordsPassagesShare(t *testing.T) {
 		}
 	}
 }
+
+// Identifiers several passages share (a column, a build flag, a check-in hash) are no lead for a
+// question in words; a question that names one itself may get them.
+func TestFeedbackTakesIdentifiersOnlyForCodeQuestions(t *testing.T) {
+	v := fakeVocab{docs: 1000, df: map[string]int{"connect": 300, "share": 100, "thread": 80, "mutex": 40,
+		"serial": 30, "sqlite": 900, "threadsaf": 4, "sqlite3": 400, "mode": 200, "config": 50}}
+	evidence := []string{
+		"Threads — Serialized mode. In serialized mode a connection may be shared by threads; the mutex guards it. SQLITE_THREADSAFE=1.",
+		"Compile-time options — Threads. SQLITE_THREADSAFE sets the threading mode; serialized mode uses a mutex per connection.",
+		"Configuration. sqlite3_config sets the threading mode (SQLITE_THREADSAFE), serialized or multi-thread, before a connection is shared.",
+	}
+	q := FeedbackQuery("Can threads share one connection?", nil, evidence, []string{"threads share connection"}, v)
+	if !strings.Contains(q, "serialized") && !strings.Contains(q, "mutex") {
+		t.Errorf("feedback query %q lacks the shared word", q)
+	}
+	if strings.Contains(strings.ToLower(q), "sqlite_threadsafe") || strings.Contains(q, "sqlite3_config") {
+		t.Errorf("feedback query %q adds an identifier to a question in words", q)
+	}
+	for w, want := range map[string]bool{"sqlite_threadsafe": true, "f68dc596c4e6018d": true, "fts5": true,
+		"serialized": false, "0.1": false, "utf-8": false} {
+		if isIdentifier(w) != want {
+			t.Errorf("isIdentifier(%q) = %v", w, !want)
+		}
+	}
+}

@@ -54,7 +54,7 @@ func FeedbackQuery(question string, aspects []Aspect, evidence, previous []strin
 		}
 	}
 	core := supportedTerms(all, idf, ps, uses, feedbackCore)
-	extra := expansionTerms(ps, tried, vocab)
+	extra := expansionTerms(ps, tried, slices.ContainsFunc(all, isIdentifier), vocab)
 	for i := 0; i < min(4, len(extra)); i++ { // the best words first, the next ones if those repeat a query
 		q := strings.Join(append(slices.Clone(core), extra[i:min(i+feedbackExtra, len(extra))]...), " ")
 		if !SameAsQuestion(q, question) && !NearDuplicate(q, previous) {
@@ -144,15 +144,18 @@ func supportedTerms(terms []string, idf map[string]float64, ps []fbPassage, uses
 
 // expansionTerms are the words of the passages that no query has tried, best first: a word
 // scores its corpus idf times the summed weight of the passages holding it, and counts only
-// when passages of feedbackMinPages pages hold it.
-func expansionTerms(ps []fbPassage, tried map[string]bool, vocab Vocabulary) []string {
+// when passages of feedbackMinPages pages hold it. Numbers and versions are no search terms,
+// and identifiers only when the question names one itself (identifiers): a passage's function
+// names, column names, build flags and check-in hashes rarely name what a question in words asks.
+func expansionTerms(ps []fbPassage, tried map[string]bool, identifiers bool, vocab Vocabulary) []string {
 	score := map[string]float64{}
 	pages := map[string]map[string]bool{}
 	spellings := map[string]map[string]int{}
 	for _, p := range ps {
 		for s, w := range p.words {
-			if tried[s] || len(w) < 3 || !unicode.IsLetter([]rune(w)[0]) || text.IsQuestionForm(w) {
-				continue // numbers and versions are no search terms
+			if tried[s] || len(w) < 3 || !unicode.IsLetter([]rune(w)[0]) || text.IsQuestionForm(w) ||
+				!identifiers && isIdentifier(w) {
+				continue
 			}
 			score[s] += p.weight
 			if pages[s] == nil {
@@ -178,6 +181,21 @@ func expansionTerms(ps []fbPassage, tried map[string]bool, vocab Vocabulary) []s
 		return cmpDesc(score[stemOf(a)]*idf[a], score[stemOf(b)]*idf[b])
 	})
 	return words
+}
+
+// isIdentifier reports a word with an underscore, or with a digit next to a letter: a name from
+// code ("sqlite3_open", "op_seekscan", "fts5", "f68dc596"), not a word of prose ("utf-8").
+func isIdentifier(w string) bool {
+	if strings.ContainsRune(w, '_') {
+		return true
+	}
+	rs := []rune(w)
+	for i := 1; i < len(rs); i++ {
+		if unicode.IsLetter(rs[i-1]) && unicode.IsDigit(rs[i]) || unicode.IsDigit(rs[i-1]) && unicode.IsLetter(rs[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // mostUsed is the spelling most passages use, the first in order on ties.
