@@ -51,8 +51,8 @@ func TestAspectPlanUsesCorpusIDF(t *testing.T) {
 	if len(aspects) != 2 {
 		t.Fatalf("aspects %+v", aspects)
 	}
-	if len(queries) != 3 {
-		t.Fatalf("queries %q: want the whole question, then one per aspect", queries)
+	if len(queries) != 1 {
+		t.Fatalf("queries %q: with a vocabulary, want the whole question alone (feedback asks the rest)", queries)
 	}
 	if !strings.Contains(queries[0], "divide") || !strings.Contains(queries[0], "settings") {
 		t.Errorf("first query %q should keep every question term the corpus holds", queries[0])
@@ -60,7 +60,17 @@ func TestAspectPlanUsesCorpusIDF(t *testing.T) {
 	if !strings.Contains(queries[0], "memory") {
 		t.Errorf("the key noun is missing from %q", queries[0])
 	}
-	for _, qq := range queries {
+	// without a vocabulary there is no feedback to lean on: the whole question, then one query
+	// per aspect
+	noVocab, _ := AspectPlan(q, nil)
+	if len(noVocab) != 3 {
+		t.Errorf("queries without a vocabulary %q: want the whole question, then one per aspect", noVocab)
+	}
+	var aspectQueries []string
+	for _, a := range aspects {
+		aspectQueries = append(aspectQueries, a.Query)
+	}
+	for _, qq := range append(append(queries, noVocab...), aspectQueries...) {
 		if strings.Contains(qq, "between") || strings.Contains(qq, "should") {
 			t.Errorf("stray word in %q", qq)
 		}
@@ -68,39 +78,55 @@ func TestAspectPlanUsesCorpusIDF(t *testing.T) {
 			t.Errorf("raw question as query")
 		}
 	}
+	for i := range aspectQueries {
+		for j := i + 1; j < len(aspectQueries); j++ {
+			if termOverlap(Terms(aspectQueries[i]), Terms(aspectQueries[j])) >= nearDuplicate {
+				t.Errorf("near-duplicate aspect queries %q and %q", aspectQueries[i], aspectQueries[j])
+			}
+		}
+	}
 	// a word the corpus lacks is dropped
-	queries, _ = AspectPlan("What changed yesterday in the page cache sort?", v)
+	queries, aspects = AspectPlan("What changed yesterday in the page cache sort?", v)
+	for _, a := range aspects {
+		queries = append(queries, a.Query)
+	}
 	for _, qq := range queries {
 		if strings.Contains(qq, "yesterday") {
 			t.Errorf("query %q holds a word the corpus lacks", qq)
 		}
 	}
-	for i := 1; i < len(queries); i++ { // the whole question overlaps every aspect by design
-		for j := i + 1; j < len(queries); j++ {
-			if termOverlap(Terms(queries[i]), Terms(queries[j])) >= nearDuplicate {
-				t.Errorf("near-duplicate queries %q and %q", queries[i], queries[j])
-			}
-		}
-	}
 }
 
-func TestFeedbackQueryTargetsTheLeastCoveredAspect(t *testing.T) {
-	aspects := []Aspect{{Text: "how does the write-ahead log work"}, {Text: "when does a checkpoint run"}}
+// The feedback query keeps the question terms the passages most like the question hold (its
+// subject, not its rare filler words) and adds the word those passages share.
+func TestFeedbackQueryKeepsTheSubjectAndAddsTheSharedWord(t *testing.T) {
+	v := fakeVocab{docs: 1000, df: map[string]int{"databas": 500, "file": 300, "stai": 15, "big": 12, "delet": 90,
+		"row": 200, "vacuum": 40, "rebuild": 30, "free": 60, "page": 250, "releas": 50, "histori": 40, "fix": 100,
+		"journal": 80, "commit": 90, "space": 70, "shrink": 25, "disk": 60, "minim": 30, "amount": 80, "truncat": 20}}
+	question := "Why does my database file stay big after I delete rows?"
 	evidence := []string{
-		"The write-ahead log appends changes to a separate WAL file; the log lets readers continue.",
-		"Write-ahead log mode keeps readers and writers apart; the log file grows until a checkpoint.",
-		"A checkpoint is triggered automatically by the wal_autocheckpoint threshold of pages.",
+		"VACUUM. VACUUM rebuilds the database file, repacking it into a minimal amount of disk space; deleted rows leave free pages.",
+		"Pragma statements — auto_vacuum. With auto_vacuum, free pages of deleted rows are moved to the end of the database file, which shrinks.",
+		"FAQ — Why does the file not shrink. When you delete rows the database file keeps its size until you run VACUUM.",
+		"Release History. Fixed a big bug where the journal could stay open after a commit.",
 	}
-	previous := []string{"write-ahead log work", "checkpoint run"}
-	q := FeedbackQuery("How does the write-ahead log work, and when does a checkpoint run?", aspects, evidence, previous, nil)
-	if q == "" || !strings.Contains(q, "checkpoint") {
-		t.Fatalf("feedback query %q should target the checkpoint aspect", q)
+	previous := []string{"database file stay big delete rows"}
+	q := FeedbackQuery(question, nil, evidence, previous, v)
+	if !strings.Contains(strings.ToLower(q), "vacuum") {
+		t.Errorf("feedback query %q lacks the word the relevant passages share", q)
 	}
-	if NearDuplicate(q, previous) {
+	for _, filler := range []string{"big", "stay"} {
+		if strings.Contains(q, filler) {
+			t.Errorf("feedback query %q leans on the filler word %q, not the subject", q, filler)
+		}
+	}
+	if NearDuplicate(q, previous) || SameAsQuestion(q, question) {
 		t.Errorf("feedback query %q repeats an earlier one", q)
 	}
-	if !strings.Contains(q, "threshold") && !strings.Contains(q, "triggered") && !strings.Contains(q, "automatically") && !strings.Contains(q, "wal_autocheckpoint") {
-		t.Errorf("feedback query %q takes no term from the evidence", q)
+	// the next feedback query asks new words and leans on other terms of the question
+	next := FeedbackQuery(question, nil, evidence, append(previous, q), v)
+	if next == "" || NearDuplicate(next, append(previous, q)) || strings.Contains(strings.ToLower(next), "vacuum") {
+		t.Errorf("second feedback query %q after %q should ask new words", next, q)
 	}
 }
 
@@ -123,7 +149,7 @@ func TestAspectPlanKeepsIdentifiersTheIndexSplits(t *testing.T) {
 	}
 }
 
-// A word several passages about the aspect share is a better lead than one passage's rare
+// A word several passages about the question share is a better lead than one passage's rare
 // identifier (the gap queries used to read "avoid later turns trigram op_seekscan").
 func TestFeedbackPrefersWordsPassagesShare(t *testing.T) {
 	aspects := []Aspect{{Text: "how do transactions avoid the locked error"}}
@@ -143,6 +169,31 @@ func TestFeedbackPrefersWordsPassagesShare(t *testing.T) {
 	for _, rare := range []string{"trigram", "op_seekscan"} {
 		if strings.Contains(q, rare) {
 			t.Errorf("feedback query %q takes one passage's rare word %q", q, rare)
+		}
+	}
+}
+
+// Identifiers several passages share (a column, a build flag, a check-in hash) are no lead for a
+// question in words; a question that names one itself may get them.
+func TestFeedbackTakesIdentifiersOnlyForCodeQuestions(t *testing.T) {
+	v := fakeVocab{docs: 1000, df: map[string]int{"connect": 300, "share": 100, "thread": 80, "mutex": 40,
+		"serial": 30, "sqlite": 900, "threadsaf": 4, "sqlite3": 400, "mode": 200, "config": 50}}
+	evidence := []string{
+		"Threads — Serialized mode. In serialized mode a connection may be shared by threads; the mutex guards it. SQLITE_THREADSAFE=1.",
+		"Compile-time options — Threads. SQLITE_THREADSAFE sets the threading mode; serialized mode uses a mutex per connection.",
+		"Configuration. sqlite3_config sets the threading mode (SQLITE_THREADSAFE), serialized or multi-thread, before a connection is shared.",
+	}
+	q := FeedbackQuery("Can threads share one connection?", nil, evidence, []string{"threads share connection"}, v)
+	if !strings.Contains(q, "serialized") && !strings.Contains(q, "mutex") {
+		t.Errorf("feedback query %q lacks the shared word", q)
+	}
+	if strings.Contains(strings.ToLower(q), "sqlite_threadsafe") || strings.Contains(q, "sqlite3_config") {
+		t.Errorf("feedback query %q adds an identifier to a question in words", q)
+	}
+	for w, want := range map[string]bool{"sqlite_threadsafe": true, "f68dc596c4e6018d": true, "fts5": true,
+		"serialized": false, "0.1": false, "utf-8": false} {
+		if isIdentifier(w) != want {
+			t.Errorf("isIdentifier(%q) = %v", w, !want)
 		}
 	}
 }
