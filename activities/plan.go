@@ -148,9 +148,10 @@ type GapQueryInput struct {
 	Knowledge string   `json:"knowledge"`
 	Previous  []string `json:"previous"`
 	UseModel  bool     `json:"use_model"`
-	// Aspects and Evidence (title and snippet of every source so far) let the deterministic
-	// planner search the least covered aspect with words the evidence uses (pseudo-relevance
-	// feedback); without them it falls back to the question's missing words.
+	// Evidence (title and snippet of every source so far) lets the deterministic planner ask
+	// the question's best-supported terms with words the passages most like the question share
+	// (pseudo-relevance feedback); without it it falls back to the question's missing words.
+	// Aspects are passed on to the planner (the feedback does not use them today).
 	Aspects  []plan.Aspect `json:"aspects,omitempty"`
 	Evidence []string      `json:"evidence,omitempty"`
 	Provider string        `json:"provider,omitempty"`
@@ -176,8 +177,8 @@ func (a *Activities) PlanQuery(ctx context.Context, in GapQueryInput) (GapQueryO
 	return out, nil
 }
 
-// deterministicGap is the feedback query for the least covered aspect when the run passes its
-// evidence, else the question's words the knowledge state lacks.
+// deterministicGap is the feedback query when the run passes its evidence, else the question's
+// words the knowledge state lacks.
 func (a *Activities) deterministicGap(ctx context.Context, in GapQueryInput) string {
 	if len(in.Evidence) > 0 {
 		if q := plan.FeedbackQuery(in.Question, in.Aspects, in.Evidence, in.Previous, a.vocabulary(ctx, in.Provider)); q != "" {

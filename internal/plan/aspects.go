@@ -157,9 +157,8 @@ func discriminative(terms []string, idf map[string]float64, n int) []string {
 // box would: BM25 over all of them is the robust floor), then splits it into aspects and gives
 // each a query of its discriminative terms; a question of one clause with many terms also gets
 // a query of its strongest terms and one of the rest. No query is the raw question, none holds a
-// word the corpus lacks, and no two aspect queries share most of their terms. With a vocabulary
-// the plan is the whole-question query alone and the later rounds come from FeedbackQuery (on
-// the dev sets this finds more gold facts in every round than the aspect queries did).
+// word the corpus lacks, and no two aspect queries share most of their terms. Rounds after the
+// plan's queries come from FeedbackQuery.
 func AspectPlan(question string, vocab Vocabulary) (queries []string, aspects []Aspect) {
 	asked := SplitAspects(question) // the aspects as asked, before compounds are added
 	question = JoinCompounds(question, vocab)
@@ -213,12 +212,6 @@ func AspectPlan(question string, vocab Vocabulary) (queries []string, aspects []
 		rest := slices.DeleteFunc(slices.Clone(all), func(t string) bool { return slices.Contains(whole, t) })
 		strongest := discriminative(whole, idf, 1)
 		add(append(strongest, discriminative(rest, idf, maxQueryTerms-1)...))
-	}
-	if vocab != nil && len(queries) > 1 {
-		// with an index to weigh words, the rounds after the first are better asked from the
-		// evidence it returns (FeedbackQuery) than guessed now: the aspects keep their queries,
-		// the plan searches the whole question alone
-		queries = queries[:1]
 	}
 	return queries, aspects
 }

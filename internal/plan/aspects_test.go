@@ -51,8 +51,8 @@ func TestAspectPlanUsesCorpusIDF(t *testing.T) {
 	if len(aspects) != 2 {
 		t.Fatalf("aspects %+v", aspects)
 	}
-	if len(queries) != 1 {
-		t.Fatalf("queries %q: with a vocabulary, want the whole question alone (feedback asks the rest)", queries)
+	if len(queries) != 3 {
+		t.Fatalf("queries %q: want the whole question, then one per aspect", queries)
 	}
 	if !strings.Contains(queries[0], "divide") || !strings.Contains(queries[0], "settings") {
 		t.Errorf("first query %q should keep every question term the corpus holds", queries[0])
@@ -60,8 +60,7 @@ func TestAspectPlanUsesCorpusIDF(t *testing.T) {
 	if !strings.Contains(queries[0], "memory") {
 		t.Errorf("the key noun is missing from %q", queries[0])
 	}
-	// without a vocabulary there is no feedback to lean on: the whole question, then one query
-	// per aspect
+	// without a vocabulary too: the whole question, then one query per aspect
 	noVocab, _ := AspectPlan(q, nil)
 	if len(noVocab) != 3 {
 		t.Errorf("queries without a vocabulary %q: want the whole question, then one per aspect", noVocab)
