@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"testing"
 
@@ -63,7 +64,9 @@ func evidenceOf(ctx context.Context, x *corpus.Index, rs []search.Result) []rese
 }
 
 // TestLoop is the offline tuning loop over the dev sets: plan, search, answer and the BM25
-// baseline, without Temporal. Opt-in: SATED_DEVLOOP=1 (SET=sqlite|python, ROUNDS=n, MISS=1,
+// baseline, without Temporal. Opt-in: SATED_DEVLOOP=1 (SET=sqlite|python|go, ROUNDS=n, MISS=1,
+// GATE=novelty threshold of the simulated saturation gate, EXPAND=n pages whose other passages
+// join the evidence with FRAC of their page's rank, NOASPECTS=1, TERMS=first|all,
 // SHOW=question-id). The corpora are indexed once into /tmp.
 func TestLoop(t *testing.T) {
 	if os.Getenv("SATED_DEVLOOP") != "1" {
@@ -108,8 +111,9 @@ func TestLoop(t *testing.T) {
 				for _, f := range fresh[:min(k, len(fresh))] {
 					rs = append(rs, f...)
 				}
-				srcs := evidenceOf(ctx, x, rs)
 				fused := report.FusedRanks(hits[:min(k, len(hits))], report.RoundWeights(len(hits)))
+				rs = expandPages(ctx, x, rs, fused)
+				srcs := evidenceOf(ctx, x, rs)
 				var pr []float64
 				var b strings.Builder
 				for i, r := range rs {
@@ -263,7 +267,7 @@ func simulateSaturation(question string, aspects []string, fresh [][]search.Resu
 				Known: known, KnownRounds: accepted}).Score
 		}
 		scores = append(scores, score)
-		if k+1 > gateMinRounds && score < gateThreshold {
+		if k+1 > gateMinRounds && score < gate() {
 			return accepted, k + 1, scores
 		}
 		known = append(known, texts(fresh[k])...)
@@ -335,4 +339,57 @@ func aspOr(a []string) []string {
 		return nil
 	}
 	return a
+}
+
+func gate() float64 {
+	g := gateThreshold
+	if s := os.Getenv("GATE"); s != "" {
+		fmt.Sscan(s, &g)
+	}
+	return g
+}
+
+// expandPages adds the other passages of the EXPAND best pages (by their best passage's fused
+// rank) to the results, each with FRAC of its page's rank as its own.
+func expandPages(ctx context.Context, x *corpus.Index, rs []search.Result, fused map[string]float64) []search.Result {
+	var np int
+	fmt.Sscan(os.Getenv("EXPAND"), &np)
+	if np == 0 {
+		return rs
+	}
+	frac := 0.5
+	if s := os.Getenv("FRAC"); s != "" {
+		fmt.Sscan(s, &frac)
+	}
+	best := map[string]float64{}
+	have := map[string]bool{}
+	var pages []string
+	for _, r := range rs {
+		have[r.DocID] = true
+		pg := r.DocID[:strings.LastIndex(r.DocID, ":")]
+		if _, ok := best[pg]; !ok {
+			pages = append(pages, pg)
+		}
+		best[pg] = max(best[pg], fused[r.DocID])
+	}
+	sort.SliceStable(pages, func(a, b int) bool { return best[pages[a]] > best[pages[b]] })
+	out := rs
+	for _, pg := range pages[:min(np, len(pages))] {
+		ps, err := x.Passages(ctx, pg)
+		if err != nil {
+			continue
+		}
+		for _, p := range ps {
+			if have[p.ID] {
+				continue
+			}
+			title := p.Title
+			if p.Heading != "" {
+				title += " — " + p.Heading
+			}
+			out = append(out, search.Result{URL: p.URL, Title: title, Provider: "corpus", DocID: p.ID, Snippet: p.Text[:min(200, len(p.Text))]})
+			fused[p.ID] = frac * best[pg]
+		}
+	}
+	return out
 }
