@@ -1,7 +1,6 @@
 package devloop
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"testing"
@@ -15,12 +14,8 @@ func TestPrecision(t *testing.T) {
 		t.Skip("set SATED_DEVLOOP=1")
 	}
 	ctx := context.Background()
-	for _, set := range []struct {
-		name, path string
-		data       []byte
-	}{{"sqlite", corpusPath("sqlite"), eval.SQLiteQuestions}, {"python", corpusPath("python"), eval.PythonQuestions}} {
-		x := open(t, set.path, "")
-		qs, _ := eval.ParseQuestions(bytes.NewReader(set.data))
+	for _, set := range devSets(t, false) {
+		x, qs := set.x, set.qs
 		var hit, n [5][6]float64
 		for _, q := range qs {
 			_, _, hits, _ := searchRounds(ctx, t, x, q.Question, 5, 22)

@@ -1,7 +1,6 @@
 package devloop
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -30,18 +29,8 @@ func TestRank(t *testing.T) {
 	}
 	ctx := context.Background()
 	budget := 8000
-	for _, set := range []struct {
-		name, path, dir string
-		data            []byte
-	}{
-		{"sqlite", corpusPath("sqlite"), "/usr/share/doc/sqlite3", eval.SQLiteQuestions},
-		{"python", corpusPath("python"), "/usr/share/doc/python3.11/html", eval.PythonQuestions},
-	} {
-		if f := os.Getenv("SET"); f != "" && f != set.name {
-			continue
-		}
-		x := open(t, set.path, set.dir)
-		qs, _ := eval.ParseQuestions(bytes.NewReader(set.data))
+	for _, set := range devSets(t, false) {
+		x, qs := set.x, set.qs
 		auc := map[string]float64{}
 		rec := map[string]float64{}
 		var names []string

@@ -1,7 +1,6 @@
 package devloop
 
 import (
-	"bytes"
 	"context"
 	"math"
 	"os"
@@ -22,12 +21,8 @@ func TestSentences(t *testing.T) {
 		t.Skip("set SATED_DEVLOOP=1")
 	}
 	ctx := context.Background()
-	for _, set := range []struct {
-		name, path string
-		data       []byte
-	}{{"sqlite", corpusPath("sqlite"), eval.SQLiteQuestions}, {"python", corpusPath("python"), eval.PythonQuestions}} {
-		x := open(t, set.path, "")
-		qs, _ := eval.ParseQuestions(bytes.NewReader(set.data))
+	for _, set := range devSets(t, false) {
+		x, qs := set.x, set.qs
 		names := []string{"mix1", "mix2", "mix3", "first", "position", "qterms", "centroid", "centroid/len", "short", "long", "code", "definitional", "digits"}
 		sum := map[string]float64{}
 		np := 0

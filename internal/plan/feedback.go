@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strings"
@@ -109,7 +110,7 @@ func relevantPassages(terms []string, idf map[string]float64, evidence []string,
 			ps = append(ps, p)
 		}
 	}
-	slices.SortStableFunc(ps, func(a, b fbPassage) int { return cmpDesc(a.weight, b.weight) })
+	slices.SortStableFunc(ps, func(a, b fbPassage) int { return cmp.Compare(b.weight, a.weight) })
 	return ps[:min(n, len(ps))]
 }
 
@@ -178,7 +179,7 @@ func expansionTerms(ps []fbPassage, tried map[string]bool, identifiers bool, voc
 	idf := idfOf(words, vocab)
 	words = slices.DeleteFunc(words, func(w string) bool { return idf[w] <= 0 })
 	slices.SortStableFunc(words, func(a, b string) int {
-		return cmpDesc(score[stemOf(a)]*idf[a], score[stemOf(b)]*idf[b])
+		return cmp.Compare(score[stemOf(b)]*idf[b], score[stemOf(a)]*idf[a])
 	})
 	return words
 }
@@ -207,17 +208,6 @@ func mostUsed(counts map[string]int) string {
 		}
 	}
 	return best
-}
-
-// cmpDesc orders larger values first.
-func cmpDesc(a, b float64) int {
-	switch {
-	case a > b:
-		return -1
-	case a < b:
-		return 1
-	}
-	return 0
 }
 
 // stemOf is a term's lower-case stem.

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"regexp"
@@ -549,7 +550,7 @@ func selectPassages(cands []candidate, naspects, nsources, budget int) []int {
 			// a passage is quoted by its gist: its sentences that say most of what the
 			// evidence is about, up to the passage quota, so that more passages fit
 			mine := slices.Clone(bySrc[best])
-			slices.SortStableFunc(mine, func(x, y int) int { return cmpDesc(cands[x].gist, cands[y].gist) })
+			slices.SortStableFunc(mine, func(x, y int) int { return cmp.Compare(cands[y].gist, cands[x].gist) })
 			quota := 0
 			for _, k := range mine {
 				c := &cands[k]
@@ -571,16 +572,6 @@ func selectPassages(cands []candidate, naspects, nsources, budget int) []int {
 		}
 	}
 	return picked
-}
-
-func cmpDesc(a, b float64) int {
-	switch {
-	case a > b:
-		return -1
-	case a < b:
-		return 1
-	}
-	return 0
 }
 
 // gistScores rates each sentence by the weight of its terms in the evidence's centroid: every
