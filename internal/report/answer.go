@@ -28,11 +28,15 @@ const (
 	// topicFloor is what an aspect's passage keeps of its score when it names none of the
 	// question's other words: an aspect is asked of the question's subject
 	topicFloor = 0.5
-	// passageQuota bounds the characters quoted from one passage, so that more passages fit
-	// the budget: the facts a question needs are about one sentence in fifteen of the
-	// passages that hold them (dev sets), so quoting whole passages fills the budget with few
-	// (dev sets, saturation: quota 1500 beat 1000, 2000, 2500 and none)
-	passageQuota = 1500
+	// firstQuota, quotaDecay and minQuota bound the characters quoted from the i-th passage
+	// chosen: max(minQuota, firstQuota/(1+quotaDecay*i)), so that more passages fit the
+	// budget and the best-ranked ones say most: the facts a question needs are about one
+	// sentence in fifteen of the passages that hold them (dev sets), so quoting whole passages
+	// fills the budget with few (dev sets: 2500/0.3/400 beat a flat 1000, 1500, 2000, 2500
+	// and none, and decays of 0.5 and 1)
+	firstQuota = 2500
+	quotaDecay = 0.3
+	minQuota   = 400
 	// gistEvidence is how much the evidence's centroid counts against the question's own
 	// terms in a sentence's gist
 	gistEvidence    = 0.1
@@ -529,6 +533,7 @@ func selectPassages(cands []candidate, naspects, nsources, budget int) []int {
 		}
 	}
 	taken := make([]bool, nsources)
+	npicked := -1 // how many passages were chosen before this one
 	var picked []int
 	spent := 0
 	if naspects > 1 {
@@ -547,6 +552,7 @@ func selectPassages(cands []candidate, naspects, nsources, budget int) []int {
 				continue
 			}
 			taken[best], progress = true, true
+			npicked++
 			// a passage is quoted by its gist: its sentences that say most of what the
 			// evidence is about, up to the passage quota, so that more passages fit
 			mine := slices.Clone(bySrc[best])
@@ -554,7 +560,7 @@ func selectPassages(cands []candidate, naspects, nsources, budget int) []int {
 			quota := 0
 			for _, k := range mine {
 				c := &cands[k]
-				if c.rel[j] < minQuoteScore || spent+quoteCost(*c) > budget || (quota > 0 && quota+quoteCost(*c) > passageQuota) {
+				if c.rel[j] < minQuoteScore || spent+quoteCost(*c) > budget || (quota > 0 && quota+quoteCost(*c) > passageQuota(npicked)) {
 					continue
 				}
 				quota += quoteCost(*c)
@@ -572,6 +578,11 @@ func selectPassages(cands []candidate, naspects, nsources, budget int) []int {
 		}
 	}
 	return picked
+}
+
+// passageQuota is how many characters the i-th passage chosen (from 0) may quote.
+func passageQuota(i int) int {
+	return int(max(minQuota, firstQuota/(1+quotaDecay*float64(i))))
 }
 
 // gistScores rates each sentence by the weight of its terms in the evidence's centroid: every

@@ -33,11 +33,8 @@ func TestAnswerJoinsCompoundsTheEvidenceUses(t *testing.T) {
 // further passages; the sentence naming the question's subject is among those kept.
 func TestAnswerQuotesALongPassageByItsGist(t *testing.T) {
 	var b strings.Builder
-	nouns := strings.Fields("salt checksum frame header page size offset magic version cookie sequence counter " +
-		"lock byte range mutex shared memory index hash table slot entry reader mark backfill padding sector " +
-		"alignment truncation journal commit boundary")
-	for i := range 30 {
-		fmt.Fprintf(&b, "The write-ahead log keeps its %s next to the %s and the %s. ", nouns[i], nouns[(i+7)%len(nouns)], nouns[(i+13)%len(nouns)])
+	for i := range 80 {
+		fmt.Fprintf(&b, "Frame %d of the write-ahead log records salt %d and checksum %d. ", i, 3*i+1, 7*i+2)
 		if i == 17 {
 			b.WriteString("The checkpoint runs when the write-ahead log reaches 1000 pages by default. ")
 		}
@@ -55,11 +52,19 @@ func TestAnswerQuotesALongPassageByItsGist(t *testing.T) {
 	for _, q := range out.Quotes[1] {
 		quoted += len(q)
 	}
-	if quoted > passageQuota || quoted == 0 || quoted > len(b.String())*3/4 {
-		t.Errorf("quoted %d of the long passage's %d characters; the quota is %d", quoted, len(b.String()), passageQuota)
+	if quoted > passageQuota(0) || quoted == 0 || quoted > len(b.String())*3/4 {
+		t.Errorf("quoted %d of the long passage's %d characters; the quota is %d", quoted, len(b.String()), passageQuota(0))
 	}
 	if !strings.Contains(out.Body, second) {
 		t.Errorf("the second passage did not get the budget the first left:\n%s", out.Body)
+	}
+}
+
+func TestPassageQuota(t *testing.T) {
+	for _, c := range []struct{ i, want int }{{0, 2500}, {1, 1923}, {5, 1000}, {10, 625}, {17, 409}, {30, 400}} {
+		if got := passageQuota(c.i); got != c.want {
+			t.Errorf("passageQuota(%d) = %d, want %d", c.i, got, c.want)
+		}
 	}
 }
 
