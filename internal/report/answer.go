@@ -258,8 +258,20 @@ func sentenceQuality(s string, terms []string) float64 {
 	}
 	if looksLikeCode(s) {
 		q *= codeQuality
+	} else if !hasSmallWord(words) {
+		q *= 0.5 // no small word of prose: a list of names, a table row, a label
 	}
 	return q
+}
+
+// hasSmallWord reports whether any of words is one of the small words prose is made of.
+func hasSmallWord(words []string) bool {
+	for _, w := range words {
+		if text.IsStopword(strings.ToLower(strings.Trim(w, ".,;:()\"'"))) {
+			return true
+		}
+	}
+	return false
 }
 
 // codeQuality discounts a line of code quoted as a finding: without its program around it,
@@ -628,7 +640,7 @@ func gistScores(cands []candidate, qterms []string, prior []float64, nsources in
 		for _, t := range text.Distinct(c.terms) {
 			sum += centroid[t]
 		}
-		c.gist = sum / math.Sqrt(float64(len(c.text))+20)
+		c.gist = c.quality * sum / math.Sqrt(float64(len(c.text))+20)
 	}
 }
 

@@ -96,3 +96,22 @@ func TestAnswerKeepsStatementsThatShareWords(t *testing.T) {
 		}
 	}
 }
+
+// A line without the small words of prose (a list of names, a table row) is a weaker quote
+// than a sentence.
+func TestSentenceQualityDiscountsLinesWithoutProse(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		weak bool
+	}{
+		{"Mark Shannon, Dong-hee Na, Brandt Bucher, Dennis Sweeney", true},
+		{"binary add multiply subtract int float str", true},
+		{"Binary add, multiply and subtract for common types take custom fast paths.", false},
+		{"The default maxsize is 128.", false},
+	} {
+		q := sentenceQuality(c.s, strings.Fields(strings.ToLower(c.s)))
+		if weak := q <= 0.5; weak != c.weak {
+			t.Errorf("sentenceQuality(%q) = %.2f, want weak %v", c.s, q, c.weak)
+		}
+	}
+}
