@@ -575,7 +575,6 @@ func selectPassages(cands []candidate, naspects, nsources, budget int) []int {
 				if c.rel[j] < minQuoteScore || spent+quoteCost(*c) > budget || (quota > 0 && quota+quoteCost(*c) > passageQuota(npicked)) {
 					continue
 				}
-				quota += quoteCost(*c)
 				red := 0.0
 				for _, p := range picked {
 					red = max(red, similarity(c.terms, cands[p].terms))
@@ -586,6 +585,7 @@ func selectPassages(cands []candidate, naspects, nsources, budget int) []int {
 				c.picked, c.aspect = true, j
 				picked = append(picked, k)
 				spent += quoteCost(*c)
+				quota += quoteCost(*c)
 			}
 		}
 	}
