@@ -32,7 +32,7 @@ type ResearchRequest struct {
 // Round decisions.
 const (
 	DecisionAccepted    = "accepted"
-	DecisionDiscarded   = "discarded"
+	DecisionDiscarded   = research.DecisionDiscarded
 	DecisionEpsilon     = "epsilon-pass-through"
 	DecisionFallback    = "fallback"
 	DecisionFixed       = "accepted (fixed)"

@@ -119,6 +119,9 @@ func TestLoop(t *testing.T) {
 					searches = float64(satSearches)
 				}
 				st := [3]float64{rep, ev, searches}
+				if i == 2 && os.Getenv("SATQ") != "" {
+					t.Logf("SAT %s %.2f %.2f %d", q.ID, ev, rep, satSearches)
+				}
 				for m := range st {
 					strat[i][m] += st[m]
 					if strings.HasPrefix(q.ID, "c-") {

@@ -43,6 +43,9 @@ type Round struct {
 	FallbackQuery string `json:"fallback_query,omitempty"`
 }
 
+// DecisionDiscarded is a round the saturation gate rejected: its results joined nothing.
+const DecisionDiscarded = "discarded"
+
 // Enrichment decisions: what happened to a source considered for reading in full.
 const (
 	EnrichFetched  = "fetched"
