@@ -207,6 +207,7 @@ func TestLoop(t *testing.T) {
 			}
 			if os.Getenv("SHOW") == q.ID {
 				t.Logf("\n%s", ans.Body)
+				t.Logf("BM25 baseline:\n%s", bb.String())
 			}
 		}
 		n := float64(len(qs))
