@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -88,8 +89,19 @@ func corpusIndex(ctx context.Context, env config.Env, args []string) error {
 	return indexMeili(ctx, env, idx)
 }
 
+// openExisting opens the corpus a read-only command asks about; a missing one is an error that
+// says how to make it, rather than an empty corpus made on the spot (and a data directory made
+// where the user may have mistyped one).
+func openExisting(env config.Env) (*corpus.Index, error) {
+	p := env.CorpusPath()
+	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("no corpus at %s (SATED_DATA_DIR=%s): index documents into it first with `starter corpus index PATH...`", p, env.DataDir)
+	}
+	return corpus.Open(p)
+}
+
 func corpusStats(ctx context.Context, env config.Env) error {
-	idx, err := corpus.Open(env.CorpusPath())
+	idx, err := openExisting(env)
 	if err != nil {
 		return err
 	}
@@ -103,7 +115,7 @@ func corpusStats(ctx context.Context, env config.Env) error {
 }
 
 func corpusSearch(ctx context.Context, env config.Env, query string) error {
-	idx, err := corpus.Open(env.CorpusPath())
+	idx, err := openExisting(env)
 	if err != nil {
 		return err
 	}

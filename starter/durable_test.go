@@ -97,3 +97,19 @@ func TestMemoryInitAndRepair(t *testing.T) {
 		t.Fatalf("init with an argument: code %d", code)
 	}
 }
+
+// A read-only corpus command on a data directory without a corpus says how to make one and
+// creates nothing.
+func TestCorpusCommandsOnAMissingCorpus(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "typo")
+	t.Setenv("SATED_DATA_DIR", data)
+	for _, args := range [][]string{{"corpus", "stats"}, {"corpus", "search", "garbage collector"}} {
+		code, out := runCLI(t, args...)
+		if code != 1 || !strings.Contains(out, filepath.Join(data, "corpus.db")) || !strings.Contains(out, "starter corpus index") {
+			t.Errorf("%q: code %d, output %q; want 1, the missing file and how to make it", args, code, out)
+		}
+	}
+	if _, err := os.Stat(data); !os.IsNotExist(err) {
+		t.Errorf("the data directory %s was created (%v)", data, err)
+	}
+}
