@@ -3,9 +3,6 @@ package extract
 import (
 	"regexp"
 	"strings"
-	"unicode"
-
-	"github.com/sated-dev/sated/internal/text"
 )
 
 // escapeBase moves Markdown backslash escapes into the private-use area while syntax is
@@ -80,33 +77,4 @@ func plainLine(line string) string {
 	// a quote never loses meaning
 	line = strings.NewReplacer("**", "", "~~", "", "`", "").Replace(line)
 	return reEmphasis.ReplaceAllString(line, "$1$2$3")
-}
-
-// minSentenceWords drops fragments (menu items, captions, "Read more.") that say nothing.
-const minSentenceWords = 3
-
-// Sentences returns the prose sentences of text (text.Sentences) worth quoting: code lines
-// and short fragments are left out.
-func Sentences(s string) []string {
-	var out []string
-	for _, sent := range text.Sentences(s) {
-		if !text.IsCode(sent) && substantial(sent) {
-			out = append(out, sent)
-		}
-	}
-	return out
-}
-
-// substantial keeps sentences of enough words, counting CJK characters, which have no spaces.
-func substantial(s string) bool {
-	if len(text.Words(s)) >= minSentenceWords {
-		return true
-	}
-	cjk := 0
-	for _, r := range s {
-		if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana) {
-			cjk++
-		}
-	}
-	return cjk >= 2*minSentenceWords
 }

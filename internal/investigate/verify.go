@@ -258,15 +258,6 @@ func Figures(text string) []Figure {
 	return out
 }
 
-// Amounts is Figures as text: "USD 1500000", "bytes 65536", "~percent 40".
-func Amounts(text string) []string {
-	var out []string
-	for _, f := range Figures(text) {
-		out = append(out, f.String())
-	}
-	return out
-}
-
 // FiguresAgree reports whether two figures of one unit can be the same amount, and whether
 // only at the coarser precision: equal, the finer within half a unit of the coarser's last
 // significant digit, or within 10% when either is hedged.

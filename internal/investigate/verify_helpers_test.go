@@ -33,3 +33,12 @@ type Page struct {
 func Independent(a, b Page) (bool, string) {
 	return independent(newWitness(a.URL, a.Text, nil), newWitness(b.URL, b.Text, nil))
 }
+
+// Amounts is Figures as text: "USD 1500000", "bytes 65536", "~percent 40".
+func Amounts(text string) []string {
+	var out []string
+	for _, f := range Figures(text) {
+		out = append(out, f.String())
+	}
+	return out
+}

@@ -50,9 +50,6 @@ var ErrBadInput = search.ErrBadInput
 // IsUnavailable reports whether err means the server could not be reached (retry, then fall back).
 func IsUnavailable(err error) bool { return errors.Is(err, ErrUnavailable) }
 
-// IsBadInput reports whether err was caused by the request and must not be retried.
-func IsBadInput(err error) bool { return errors.Is(err, ErrBadInput) }
-
 // classify wraps a client error with ErrUnavailable or ErrBadInput where that applies.
 func (c *Client) classify(op string, err error) error {
 	if err == nil {

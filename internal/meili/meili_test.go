@@ -94,12 +94,12 @@ func TestConformanceCorpus(t *testing.T) {
 		require.Equal(t, docs[0], d)
 
 		_, err = p.Document(ctx, "no-such-doc")
-		require.True(t, IsBadInput(err), "404 is bad input: %v", err)
+		require.ErrorIs(t, err, ErrBadInput, "404 is bad input: %v", err)
 		_, err = p.Search(ctx, " ", 5)
-		require.True(t, IsBadInput(err))
+		require.ErrorIs(t, err, ErrBadInput)
 		_, err = p.Search(ctx, "x", 0)
-		require.True(t, IsBadInput(err))
-		require.True(t, IsBadInput(p.IndexDocuments(ctx, []Document{{ID: "bad id!", URL: "u"}})))
+		require.ErrorIs(t, err, ErrBadInput)
+		require.ErrorIs(t, p.IndexDocuments(ctx, []Document{{ID: "bad id!", URL: "u"}}), ErrBadInput)
 	})
 }
 
@@ -137,7 +137,7 @@ func TestConformanceMemoryIndex(t *testing.T) {
 		// A failed task comes back from WaitForTask with a nil error; the wrapper must see it.
 		err = m.Index(ctx, []memory.TextDoc{{ID: "", Text: "no id"}})
 		require.Error(t, err)
-		require.True(t, IsBadInput(err), "%v", err)
+		require.ErrorIs(t, err, ErrBadInput, "%v", err)
 		require.False(t, IsUnavailable(err))
 	})
 }
@@ -211,7 +211,7 @@ func TestFakeTaskLifecycle(t *testing.T) {
 func TestAuthErrorsAreBadInput(t *testing.T) {
 	fake := meilitest.New(t, "right")
 	err := New(fake.URL, "wrong").Memory("m").Index(ctx, []memory.TextDoc{{ID: "a", Text: "x"}})
-	require.True(t, IsBadInput(err), "%v", err)
+	require.ErrorIs(t, err, ErrBadInput, "%v", err)
 	require.ErrorContains(t, err, "invalid_api_key")
 	err = New(fake.URL, "").Corpus("c").IndexDocuments(ctx, []Document{{URL: "u"}})
 	require.ErrorContains(t, err, "missing_authorization_header")
@@ -232,7 +232,7 @@ func TestUnavailable(t *testing.T) {
 	require.ErrorContains(t, err, "127.0.0.1", "names the server")
 	_, err = c.Corpus("").Search(ctx, "q", 3)
 	require.True(t, IsUnavailable(err))
-	require.False(t, IsBadInput(err))
+	require.NotErrorIs(t, err, ErrBadInput)
 	_, err = c.Memory("").Search(ctx, "q", 3)
 	require.ErrorIs(t, err, memory.ErrFullTextUnavailable, "the memory store can detect it")
 
