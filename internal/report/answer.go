@@ -279,7 +279,9 @@ func hasSmallWord(words []string) bool {
 const codeQuality = 0.2
 
 // looksLikeCode reports a fragment of program text: code punctuation and hardly any of the
-// small words prose is made of.
+// small words prose is made of. It is not text.IsCode, which asks whether a line is code at
+// all ("x := 1 declares x" is, by its operator): a finding may be prose that names code, and
+// only a line of program text without prose around it tells a reader nothing.
 func looksLikeCode(s string) bool {
 	if !strings.ContainsAny(s, "={};") && !strings.Contains(s, "()") && !strings.Contains(s, ":=") {
 		return false
