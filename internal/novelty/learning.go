@@ -3,6 +3,7 @@ package novelty
 import (
 	"math"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/sated-dev/sated/internal/text"
@@ -120,9 +121,12 @@ func Learning(in LearningInput) LearningOutput {
 var vocabulary = struct {
 	sync.Mutex
 	ids   map[string]int     // stem to id
-	words map[string]int     // word to its stem's id: each word is stemmed once
+	words map[string]int     // token as written to its stem's id, or noWord: each is stemmed once
 	texts map[string][][]int // text to its units' ids
 }{ids: map[string]int{}, words: map[string]int{}, texts: map[string][][]int{}}
+
+// noWord is the id of a token that is not a content word (a stopword, one letter).
+const noWord = -1
 
 // maxCachedTexts bounds the text cache; when full it starts over (a run's evidence is far less).
 const maxCachedTexts = 20000
@@ -143,19 +147,24 @@ func sentenceIDs(t string) [][]int {
 		return got
 	}
 	// the unit is the whole result (a passage or a snippet): splitting sentences cost 6x the
-	// rest of a round
-	words := text.Content(t)
+	// rest of a round. Each token as written is looked up once in the word cache (its stem's
+	// id, or noWord for a stopword), so a known word costs one map lookup and no allocation.
 	vocabulary.Lock()
 	defer vocabulary.Unlock()
-	ids := make([]int, 0, len(words))
-	for _, w := range words {
-		id, ok := vocabulary.words[w]
+	ids := make([]int, 0, len(t)/6)
+	text.EachToken(t, func(tok string) {
+		id, ok := vocabulary.words[tok]
 		if !ok {
-			id = termIDs([]string{text.Stem(w)}, vocabulary.ids)[0]
-			vocabulary.words[w] = id
+			id = noWord
+			if w := strings.ToLower(tok); text.IsContent(w) {
+				id = termIDs([]string{text.Stem(w)}, vocabulary.ids)[0]
+			}
+			vocabulary.words[strings.Clone(tok)] = id // not a slice of t: the cache must not pin the text
 		}
-		ids = append(ids, id)
-	}
+		if id != noWord {
+			ids = append(ids, id)
+		}
+	})
 	slices.Sort(ids)
 	out := [][]int{slices.Compact(ids)}
 	if len(vocabulary.texts) >= maxCachedTexts {

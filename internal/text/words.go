@@ -25,6 +25,10 @@ func Tokens(s string) []string {
 	return out
 }
 
+// EachToken calls emit with each word token of s as written (Tokens without the slice), for
+// callers that cache per token and must not allocate per word.
+func EachToken(s string, emit func(tok string)) { scan(s, emit) }
+
 // Words returns the lower-cased word tokens of s.
 func Words(s string) []string {
 	var out []string
