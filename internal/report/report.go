@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -129,8 +130,16 @@ func Markdown(d Data) string {
 	if len(d.Sources) == 0 {
 		w("_No sources._\n")
 	}
+	shared := map[string]int{} // sources per title and URL: passages of one long section
 	for _, s := range d.Sources {
-		w("- [%d] %s — %s", s.N, escapeInline(sourceTitle(s)), s.URL)
+		shared[sourceTitle(s)+" "+s.URL]++
+	}
+	for _, s := range d.Sources {
+		title := sourceTitle(s)
+		if part := passagePart(s); shared[title+" "+s.URL] > 1 && part != "" {
+			title += " (" + part + ")" // else two entries read as one source listed twice
+		}
+		w("- [%d] %s — %s", s.N, escapeInline(title), s.URL)
 		if s.Enriched {
 			w(" (enriched: full page read)")
 		}
@@ -265,6 +274,20 @@ func sourceTitle(s research.Source) string {
 		return u.Host
 	}
 	return fmt.Sprintf("Source %d", s.N)
+}
+
+// passagePart names which passage of its page a corpus source is ("passage 3"), "" for any
+// other source.
+func passagePart(s research.Source) string {
+	i := strings.LastIndex(s.DocID, ":")
+	if !s.Indexed() || i < 0 {
+		return ""
+	}
+	n, err := strconv.Atoi(s.DocID[i+1:])
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("passage %d", n+1)
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -292,3 +292,22 @@ func BenchmarkSanitizeCitations(b *testing.B) {
 		SanitizeCitations(body, valid)
 	}
 }
+
+// Two passages of one long section share its title and anchor: the sources list says which
+// passage each is, so they do not read as one source listed twice.
+func TestSourcesNameThePassageOfASharedSection(t *testing.T) {
+	src := func(n int, id string) research.Source {
+		return research.Source{N: n, Result: search.Result{Title: "Memory Model — Synchronization", URL: "file:///doc/mem.html#sync", Provider: "corpus", DocID: id}}
+	}
+	other := research.Source{N: 3, Result: search.Result{Title: "Memory Model — Once", URL: "file:///doc/mem.html#once", Provider: "corpus", DocID: "p:7"}}
+	md := Markdown(Data{Question: "q", Sources: []research.Source{src(1, "p:2"), src(2, "p:3"), other}})
+	for _, want := range []string{
+		"- [1] Memory Model — Synchronization (passage 3) — file:///doc/mem.html#sync",
+		"- [2] Memory Model — Synchronization (passage 4) — file:///doc/mem.html#sync",
+		"- [3] Memory Model — Once — file:///doc/mem.html#once",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("sources lack %q:\n%s", want, md)
+		}
+	}
+}
