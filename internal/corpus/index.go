@@ -140,6 +140,10 @@ func (ix *indexer) file(p string) error {
 		ix.skip(p, errors.New(why))
 		return nil
 	}
+	if html := renderedBeside(p); html != "" {
+		ix.skip(p, fmt.Errorf("the source of %s, which is indexed", filepath.Base(html)))
+		return nil
+	}
 	if info.Size() > ix.opts.MaxBytes {
 		ix.skip(p, fmt.Errorf("%d bytes is over the %d-byte limit", info.Size(), ix.opts.MaxBytes))
 		return nil
@@ -314,6 +318,22 @@ var nonDocuments = func() map[string]bool {
 }()
 
 // notDocumentName says why a file name is not a document, or "".
+// renderedBeside returns the HTML page rendered from the text or Markdown file p when it lies
+// beside it under the same name (git-doc ships git-reset.txt, the AsciiDoc source, beside
+// git-reset.html): indexing both would return every passage twice. "" when there is none.
+func renderedBeside(p string) string {
+	if formatOf(p) == FormatHTML {
+		return ""
+	}
+	base := strings.TrimSuffix(p, filepath.Ext(p))
+	for _, ext := range []string{".html", ".htm"} {
+		if info, err := os.Stat(base + ext); err == nil && info.Mode().IsRegular() {
+			return base + ext
+		}
+	}
+	return ""
+}
+
 func notDocumentName(name string) string {
 	ext := strings.ToLower(path.Ext(name))
 	if nonDocuments[ext] || strings.HasSuffix(strings.ToLower(name), ".min.js") {

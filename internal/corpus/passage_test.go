@@ -176,18 +176,21 @@ func TestIndexSkipsNonDocuments(t *testing.T) {
 		"_static/basic.txt":    "sphinx asset",
 		"_sources/doc.rst.txt": "Doc\n===\n\nreal words here",
 		"notes.txt":            "plain notes",
+		"doc.txt":              "Doc\n===\n\nreal words here (the AsciiDoc source of doc.html)",
+		"guide.md":             "# Guide\n\nno page is rendered from it here",
 	})
 	x := openTemp(t)
 	warned := map[string]string{}
 	st, err := x.IndexPaths(ctx, []string{dir}, IndexOptions{Warn: func(p string, err error) { warned[filepath.Base(p)] = err.Error() }})
 	require.NoError(t, err)
-	require.Equal(t, IndexStats{Added: 2, Skipped: 12}, st)
+	require.Equal(t, IndexStats{Added: 3, Skipped: 13}, st)
 	for _, name := range []string{"style.css", "app.js", "app.min.js", "app.js.map", "logo.svg", "font.woff2", "pic.png", "bundle.zip"} {
 		require.Contains(t, warned[name], "not a document", name)
 	}
 	require.Contains(t, warned["noext-image"], "SVG")
 	require.Contains(t, warned["unnamed"], "image/gif")
 	require.Contains(t, warned["_sources"], "Sphinx")
+	require.Contains(t, warned["doc.txt"], "the source of doc.html")
 }
 
 func TestDocumentAndPassageByPassageID(t *testing.T) {
