@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs the real documentation the dev question sets are written against (Debian's
-# sqlite3-doc and python3.11-doc HTML); the dev-set and recall-floor tests read them.
+# sqlite3-doc and python3.11-doc HTML, and git-doc for the held-out set); the dev-set and
+# recall-floor tests read them.
 set -euo pipefail
 need=()
 [[ -d /usr/share/doc/sqlite3 && -n $(ls /usr/share/doc/sqlite3/*.html 2>/dev/null | head -n1) ]] || need+=(sqlite3-doc)
 [[ -d /usr/share/doc/python3.11/html ]] || need+=(python3.11-doc)
+[[ -f /usr/share/doc/git-doc/git-reset.html ]] || need+=(git-doc)
 if ((${#need[@]} == 0)); then
-  echo "docs: sqlite3-doc and python3.11-doc present"
+  echo "docs: sqlite3-doc, python3.11-doc and git-doc present"
   exit 0
 fi
 if ! command -v apt-get >/dev/null 2>&1; then

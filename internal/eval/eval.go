@@ -35,6 +35,12 @@ var SQLiteQuestions []byte
 //go:embed testdata/python-questions.jsonl
 var PythonQuestions []byte
 
+// GitQuestions is a held-out question set over Debian's git-doc HTML (/usr/share/doc/git-doc),
+// with the same "s-"/"c-" id convention, written after the answer was tuned and never tuned on.
+//
+//go:embed testdata/git-questions.jsonl
+var GitQuestions []byte
+
 // Fact is one gold fact: recalled when any of its case-insensitive patterns matches.
 type Fact struct {
 	Fact     string   `json:"fact"`
