@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sated-dev/sated/internal/config"
 	"github.com/sated-dev/sated/internal/corpus"
 	"github.com/sated-dev/sated/internal/eval"
 	"github.com/sated-dev/sated/internal/novelty"
@@ -78,7 +79,7 @@ func TestLoop(t *testing.T) {
 		fmt.Sscan(s, &rounds)
 	}
 	budget := 8000
-	limit := 8
+	limit := config.DefaultResultsPerQuery // as the worker searches
 	if s := os.Getenv("LIMIT"); s != "" {
 		fmt.Sscan(s, &limit)
 	}
