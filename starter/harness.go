@@ -239,16 +239,11 @@ func harnessImportCmd(ctx context.Context, env config.Env, args []string) error 
 	if err != nil {
 		return err
 	}
-	c, err := harnessDial(ctx, env)
+	c, store, l, err := harnessLedgered(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	store := harness.NewStore(env.HarnessDir())
-	l, err := activities.HarnessLedger(ctx, c, harnessMonitorRef(env.TaskQueue))
-	if err != nil {
-		return err
-	}
 	cur, err := store.CurrentVerified(l)
 	if err != nil {
 		return err

@@ -37,6 +37,21 @@ func harnessRecorder(ctx context.Context, c client.Client, taskQueue string) fun
 	}
 }
 
+// harnessLedgered dials the monitor and returns the harness files' store with the hashes the
+// monitor recorded for them; the caller closes the client.
+func harnessLedgered(ctx context.Context, env config.Env) (client.Client, *harness.Store, harness.Ledger, error) {
+	c, err := harnessDial(ctx, env)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	l, err := activities.HarnessLedger(ctx, c, harnessMonitorRef(env.TaskQueue))
+	if err != nil {
+		c.Close()
+		return nil, nil, nil, err
+	}
+	return c, harness.NewStore(env.HarnessDir()), l, nil
+}
+
 // harnessClearTamper tells the monitor a person checked the files; it says what was cleared.
 func harnessClearTamper(ctx context.Context, c client.Client, by, reason string) (*harness.Tamper, error) {
 	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: harnessMonitorID, UpdateName: workflows.MonitorClearTamperUpdate,
@@ -65,17 +80,11 @@ func harnessVerifyCmd(ctx context.Context, env config.Env, args []string) error 
 	if strings.TrimSpace(*by) == "" {
 		return usagef("harness verify needs --by NAME (or USER)")
 	}
-	c, err := harnessDial(ctx, env)
+	c, store, l, err := harnessLedgered(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	store := harness.NewStore(env.HarnessDir())
-	ref := harnessMonitorRef(env.TaskQueue)
-	l, err := activities.HarnessLedger(ctx, c, ref)
-	if err != nil {
-		return err
-	}
 	if *adopt {
 		if l, err = harnessAdopt(ctx, c, env.TaskQueue, store, l); err != nil {
 			return err
@@ -209,16 +218,11 @@ func harnessRestoreCmd(ctx context.Context, env config.Env, args []string) error
 	if strings.TrimSpace(*by) == "" {
 		return usagef("harness restore needs --by NAME (or USER)")
 	}
-	c, err := harnessDial(ctx, env)
+	c, store, l, err := harnessLedgered(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	store := harness.NewStore(env.HarnessDir())
-	l, err := activities.HarnessLedger(ctx, c, harnessMonitorRef(env.TaskQueue))
-	if err != nil {
-		return err
-	}
 	h, err := store.RestoreVerified(v, l)
 	if err != nil {
 		return err

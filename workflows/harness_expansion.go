@@ -357,13 +357,21 @@ func (x *expansion) apply(ctx workflow.Context, cfg config.Research) error {
 		}
 		x.s.NewTests = append(x.s.NewTests, out)
 	}
-	if harness.RollbackNeeded(failed, len(newTests)) {
+	return x.settle(ctx, sctx, base, cand, harness.RollbackNeeded(failed, len(newTests)),
+		fmt.Sprintf("%d of %d new tests failed at baseline", failed, len(newTests)), "")
+}
+
+// settle ends an application: when rollback, it restores base and notes why ("<why>; restored
+// vN"); else it commits cand over base, noting applied (when not empty) in the state and the
+// event.
+func (x *expansion) settle(ctx, sctx workflow.Context, base, cand harness.Harness, rollback bool, why, applied string) error {
+	if rollback {
 		var restored activities.HarnessRestoreOutput
 		if err := workflow.ExecuteActivity(sctx, harnessActs.HarnessRestore, activities.HarnessRestoreInput{Version: base.Version, Monitor: x.monitor(ctx)}).Get(ctx, &restored); err != nil {
 			return err
 		}
 		x.s.State = ExpansionRolledBack
-		x.s.Note = fmt.Sprintf("%d of %d new tests failed at baseline; restored v%d", failed, len(newTests), restored.Version)
+		x.s.Note = fmt.Sprintf("%s; restored v%d", why, restored.Version)
 		x.event(ctx, EventRolledBack, "", x.s.Note, restored.Version)
 		return nil
 	}
@@ -372,7 +380,12 @@ func (x *expansion) apply(ctx workflow.Context, cfg config.Research) error {
 		return err
 	}
 	x.s.State, x.s.CommittedVersion = ExpansionApplied, committed.Version
-	x.event(ctx, EventApplied, x.s.Decision.By, fmt.Sprintf("harness v%d -> v%d", base.Version, committed.Version), committed.Version)
+	text := fmt.Sprintf("harness v%d -> v%d", base.Version, committed.Version)
+	if applied != "" {
+		x.s.Note = applied
+		text += "; " + applied
+	}
+	x.event(ctx, EventApplied, x.s.Decision.By, text, committed.Version)
 	return nil
 }
 
@@ -392,24 +405,7 @@ func (x *expansion) applyProtocol(ctx workflow.Context, cfg config.Research) err
 	cand = x.enableNewTests(ctx, cand, newTests, cfg, &tally)
 	x.rerunExisting(ctx, cand, newTests, cfg, &tally)
 	x.s.Tally = &tally
-	if tally.Rollback() {
-		var restored activities.HarnessRestoreOutput
-		if err := workflow.ExecuteActivity(sctx, harnessActs.HarnessRestore, activities.HarnessRestoreInput{Version: base.Version, Monitor: x.monitor(ctx)}).Get(ctx, &restored); err != nil {
-			return err
-		}
-		x.s.State = ExpansionRolledBack
-		x.s.Note = fmt.Sprintf("%s; restored v%d", tally, restored.Version)
-		x.event(ctx, EventRolledBack, "", x.s.Note, restored.Version)
-		return nil
-	}
-	var committed activities.HarnessCommitOutput
-	if err := workflow.ExecuteActivity(sctx, harnessActs.HarnessCommit, activities.HarnessCommitInput{Harness: cand, Base: base.Version, Change: x.s.ID, Monitor: x.monitor(ctx)}).Get(ctx, &committed); err != nil {
-		return err
-	}
-	x.s.State, x.s.CommittedVersion = ExpansionApplied, committed.Version
-	x.s.Note = tally.String()
-	x.event(ctx, EventApplied, x.s.Decision.By, fmt.Sprintf("harness v%d -> v%d; %s", base.Version, committed.Version, tally), committed.Version)
-	return nil
+	return x.settle(ctx, sctx, base, cand, tally.Rollback(), tally.String(), tally.String())
 }
 
 // enableNewTests runs each new test at baseline in order and enables it when it passes; a
