@@ -88,12 +88,30 @@ type docFreqs interface {
 	DocFreq(ctx context.Context, stems []string) (map[string]int, int, error)
 }
 
+// headingFreqs is a provider that also knows which words its titles and headings use.
+type headingFreqs interface {
+	docFreqs
+	HeadingFreq(ctx context.Context, stems []string) (map[string]int, error)
+}
+
 // vocabulary is the provider's index as the planner's word weights; nil when it has none.
 func (a *Activities) vocabulary(ctx context.Context, provider string) plan.Vocabulary {
-	if d, ok := a.providers[provider].(docFreqs); ok {
+	switch d := a.providers[provider].(type) {
+	case headingFreqs:
+		return ctxHeadingVocabulary{ctxVocabulary{ctx: ctx, d: d}, d}
+	case docFreqs:
 		return ctxVocabulary{ctx: ctx, d: d}
 	}
 	return nil
+}
+
+type ctxHeadingVocabulary struct {
+	ctxVocabulary
+	h headingFreqs
+}
+
+func (v ctxHeadingVocabulary) HeadingFreq(stems []string) (map[string]int, error) {
+	return v.h.HeadingFreq(v.ctx, stems)
 }
 
 type ctxVocabulary struct {

@@ -1,9 +1,13 @@
 package activities
 
 import (
+	"context"
+	"path/filepath"
 	"testing"
 
+	"github.com/sated-dev/sated/internal/corpus"
 	"github.com/sated-dev/sated/internal/plan"
+	"github.com/sated-dev/sated/internal/search"
 	"github.com/stretchr/testify/require"
 )
 
@@ -17,4 +21,22 @@ func TestKnownAspectsAreSearchedLast(t *testing.T) {
 	require.Equal(t, []string{qs[0], qs[2], qs[1]}, knownLast(qs, aspects, known))
 	// a fact about something else moves nothing
 	require.Equal(t, qs, knownLast(qs, aspects, []string{"VACUUM rebuilds the database file."}))
+}
+
+// The planner reads the corpus provider's vocabulary with its heading counts, so its queries
+// can prefer the words the corpus's headings use; a provider without an index gives none.
+func TestPlannerVocabularyKnowsTheCorpusHeadings(t *testing.T) {
+	x, err := corpus.Open(filepath.Join(t.TempDir(), "corpus.db"))
+	require.NoError(t, err)
+	defer x.Close()
+	ctx := context.Background()
+	require.NoError(t, x.Add(ctx, corpus.Document{URL: "file:///b.md", Title: "Backups", Body: "# Backups\n\nSomeone takes a backup every night.", Format: corpus.FormatMarkdown}))
+	acts := NewActivities(Deps{Providers: map[string]search.Provider{"corpus": x, "web": &countingProvider{}}})
+	v, ok := acts.vocabulary(ctx, "corpus").(plan.HeadingVocabulary)
+	require.True(t, ok, "the corpus vocabulary knows its headings")
+	hf, err := v.HeadingFreq([]string{"backup", "someon"})
+	require.NoError(t, err)
+	require.Positive(t, hf["backup"])
+	require.Zero(t, hf["someon"])
+	require.Nil(t, acts.vocabulary(ctx, "web"))
 }

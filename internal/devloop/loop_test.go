@@ -33,6 +33,10 @@ func corpusPath(set string) string {
 
 type vocab struct{ x *corpus.Index }
 
+func (v vocab) HeadingFreq(stems []string) (map[string]int, error) {
+	return v.x.HeadingFreq(context.Background(), stems)
+}
+
 func (v vocab) DocFreq(stems []string) (map[string]int, int, error) {
 	return v.x.DocFreq(context.Background(), stems)
 }
@@ -68,7 +72,7 @@ func evidenceOf(ctx context.Context, x *corpus.Index, rs []search.Result) []rese
 // baseline, without Temporal. Opt-in: SATED_DEVLOOP=1 (SET=sqlite|python|go, ROUNDS=n, MISS=1,
 // GATE=novelty threshold of the simulated saturation gate, EXPAND=n pages whose other passages
 // join the evidence with FRAC of their page's rank, NOASPECTS=1, TERMS=first|all,
-// SHOW=question-id). The corpora are indexed once into /tmp.
+// SHOW=question-id, EVK=1 for the evidence recall after each of the first five rounds). The corpora are indexed once into /tmp.
 func TestLoop(t *testing.T) {
 	if os.Getenv("SATED_DEVLOOP") != "1" {
 		t.Skip("offline tuning loop: set SATED_DEVLOOP=1")
@@ -89,6 +93,12 @@ func TestLoop(t *testing.T) {
 		var csum [5]float64
 		var strat, cstrat [3][3]float64 // fixed-2, fixed-5, saturation: report, evidence, searches
 		nc := 0
+		var evk [5]float64
+		defer func() {
+			if os.Getenv("EVK") != "" {
+				t.Logf("%s evidence after rounds 1..5: %.3f", set.name, evk)
+			}
+		}()
 		for _, q := range qs {
 			asp, fresh, hits, prev := searchRounds(ctx, t, x, q.Question, max(rounds, strategyRounds), limit)
 			var results []search.Result
@@ -111,6 +121,12 @@ func TestLoop(t *testing.T) {
 				rr, tot, _ := eval.FactRecall(a.Body, q.Gold)
 				er, _, _ := eval.FactRecall(b.String(), q.Gold)
 				return eval.Recall(rr, tot), eval.Recall(er, tot)
+			}
+			if os.Getenv("EVK") != "" {
+				for k := 1; k <= 5; k++ {
+					_, ev := answerAt(k)
+					evk[k-1] += ev / float64(len(qs))
+				}
 			}
 			satK, satSearches, scores := simulateSaturation(q.Question, asp, fresh)
 			for i, k := range []int{2, 5, satK} {
@@ -403,9 +419,10 @@ func devSets(t *testing.T, withGo bool) []devSet {
 		{"python", "/usr/share/doc/python3.11/html", eval.PythonQuestions},
 		{"go", filepath.Join(runtime.GOROOT(), "doc"), eval.GoQuestions},
 		{"git", "/usr/share/doc/git-doc", eval.GitQuestions},
+		{"pg", "/usr/share/doc/postgresql-doc-15/html", eval.PGQuestions},
 	} {
-		// the git set is held out: it runs only when asked for by name
-		if f := os.Getenv("SET"); (f != "" && f != set.name) || (set.name == "go" && !withGo && f != "go") || (set.name == "git" && f != "git") {
+		// the git (held-out) and PostgreSQL sets run only when asked for by name
+		if f := os.Getenv("SET"); (f != "" && f != set.name) || (set.name == "go" && !withGo && f != "go") || ((set.name == "git" || set.name == "pg") && f != set.name) {
 			continue
 		}
 		qs, err := eval.ParseQuestions(bytes.NewReader(set.data))

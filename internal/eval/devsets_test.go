@@ -25,12 +25,13 @@ import (
 	"golang.org/x/net/html"
 )
 
-// Debian paths of the dev-set corpora (sqlite3-doc and python3.11-doc) and of the held-out
-// git set's (git-doc).
+// Debian paths of the dev-set corpora (sqlite3-doc and python3.11-doc), of the held-out
+// git set's (git-doc) and of the PostgreSQL set's (postgresql-doc-15).
 const (
 	SQLiteDocDir = "/usr/share/doc/sqlite3"
 	PythonDocDir = "/usr/share/doc/python3.11/html"
 	GitDocDir    = "/usr/share/doc/git-doc"
+	PGDocDir     = "/usr/share/doc/postgresql-doc-15/html"
 )
 
 // Limits a question set must keep.
@@ -119,6 +120,7 @@ var devSets = []devSet{
 	{"sqlite", "testdata/sqlite-questions.jsonl", SQLiteDocDir},
 	{"python", "testdata/python-questions.jsonl", PythonDocDir},
 	{"git", "testdata/git-questions.jsonl", GitDocDir},
+	{"pg", "testdata/pg-questions.jsonl", PGDocDir},
 }
 
 // factPages lists, for each fact of q, the pages any of its patterns matches, and for each
@@ -233,7 +235,7 @@ func TestDevSetsAreTrue(t *testing.T) {
 				if os.Getenv("SATED_REQUIRE_INTEGRATION") == "1" {
 					t.Fatalf("corpus %s: %v", set.dir, err)
 				}
-				t.Skipf("corpus %s not installed (apt-get install sqlite3-doc python3.11-doc git-doc): %v", set.dir, err)
+				t.Skipf("corpus %s not installed (apt-get install sqlite3-doc python3.11-doc git-doc postgresql-doc-15): %v", set.dir, err)
 			}
 			pages, err := loadCorpus(set.dir)
 			if err != nil {

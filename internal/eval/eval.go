@@ -41,6 +41,12 @@ var PythonQuestions []byte
 //go:embed testdata/git-questions.jsonl
 var GitQuestions []byte
 
+// PGQuestions is a question set over Debian's postgresql-doc-15 HTML
+// (/usr/share/doc/postgresql-doc-15/html), with the same "s-"/"c-" id convention.
+//
+//go:embed testdata/pg-questions.jsonl
+var PGQuestions []byte
+
 // Fact is one gold fact: recalled when any of its case-insensitive patterns matches.
 type Fact struct {
 	Fact     string   `json:"fact"`

@@ -196,3 +196,40 @@ func TestFeedbackTakesIdentifiersOnlyForCodeQuestions(t *testing.T) {
 		}
 	}
 }
+
+// headingVocab is a fakeVocab that also knows which stems titles and headings use.
+type headingVocab struct {
+	fakeVocab
+	hf map[string]int
+}
+
+func (v headingVocab) HeadingFreq(stems []string) (map[string]int, error) {
+	out := map[string]int{}
+	for _, s := range stems {
+		out[s] = v.hf[s]
+	}
+	return out, nil
+}
+
+// A question's everyday words can be rarer in the corpus than its subject; when the corpus
+// tells which words its headings use, an aspect query keeps the subject over the rare filler.
+func TestAspectQueriesPreferTheCorpusTopicWords(t *testing.T) {
+	df := map[string]int{"nightli": 4, "accident": 9, "someon": 8, "bring": 6, "backup": 40, "restor": 50,
+		"delet": 60, "data": 300, "state": 70, "product": 30, "databas": 400, "need": 200, "option": 300, "work": 200}
+	q := "I need nightly backups of our production database and I want to bring it back to the state before someone accidentally deleted data"
+	plain, _ := AspectPlan(q, fakeVocab{docs: 1000, df: df})
+	topic, _ := AspectPlan(q, headingVocab{fakeVocab{docs: 1000, df: df},
+		map[string]int{"backup": 12, "restor": 9, "delet": 5, "databas": 30, "data": 20, "option": 40}})
+	if len(plain) < 2 || len(topic) < 2 {
+		t.Fatalf("queries %q / %q: want the whole question and its strongest terms", plain, topic)
+	}
+	if strings.Contains(plain[1], "deleted") || !strings.Contains(plain[1], "production") {
+		t.Fatalf("by idf alone the rare filler word wins: %q (the comparison is real)", plain[1])
+	}
+	if !strings.Contains(topic[1], "backups") || !strings.Contains(topic[1], "deleted") || strings.Contains(topic[1], "production") {
+		t.Errorf("strongest-terms query %q should hold the subject the corpus's headings name over the filler", topic[1])
+	}
+	if plain[0] != topic[0] {
+		t.Errorf("the whole-question query changed: %q -> %q", plain[0], topic[0])
+	}
+}
