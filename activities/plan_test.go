@@ -7,6 +7,7 @@ import (
 
 	"github.com/sated-dev/sated/internal/corpus"
 	"github.com/sated-dev/sated/internal/plan"
+	"github.com/sated-dev/sated/internal/research"
 	"github.com/sated-dev/sated/internal/search"
 	"github.com/stretchr/testify/require"
 )
@@ -39,4 +40,20 @@ func TestPlannerVocabularyKnowsTheCorpusHeadings(t *testing.T) {
 	require.Positive(t, hf["backup"])
 	require.Zero(t, hf["someon"])
 	require.Nil(t, acts.vocabulary(ctx, "web"))
+}
+
+// The answer learns the corpus's topic words from the provider its sources came from; sources
+// from a provider without a vocabulary give it none.
+func TestSynthesisReadsTheTopicWordsOfTheSourcesCorpus(t *testing.T) {
+	x, err := corpus.Open(filepath.Join(t.TempDir(), "corpus.db"))
+	require.NoError(t, err)
+	defer x.Close()
+	ctx := context.Background()
+	require.NoError(t, x.Add(ctx, corpus.Document{URL: "file:///b.md", Title: "Backups", Body: "# Backups\n\nSomeone takes a backup every night.", Format: corpus.FormatMarkdown}))
+	acts := NewActivities(Deps{Providers: map[string]search.Provider{"corpus": x, "web": &countingProvider{}}})
+	web := []research.Source{{N: 1, Result: search.Result{Provider: "web"}}}
+	require.Nil(t, acts.topical(ctx, web))
+	topical := acts.topical(ctx, append(web, research.Source{N: 2, Result: search.Result{Provider: "corpus"}}))
+	require.NotNil(t, topical)
+	require.Equal(t, map[string]bool{"backup": true}, topical([]string{"backup", "someon"}))
 }

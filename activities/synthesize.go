@@ -84,7 +84,7 @@ func (a *Activities) Synthesize(ctx context.Context, in SynthesizeInput) (Synthe
 	}
 	a.readPassages(ctx, d.Sources)
 	answer := report.Answer(report.AnswerInput{Question: in.asked(), Aspects: aspectTexts(in.Plan),
-		Sources: d.Sources, Budget: in.FindingsBudget, Prior: searchPrior(in.Rounds, d.Sources)})
+		Sources: d.Sources, Budget: in.FindingsBudget, Prior: searchPrior(in.Rounds, d.Sources), Topical: a.topical(ctx, d.Sources)})
 	d.Sources = research.Renumber(d.Sources, answer.Order)
 	d.Enrichment = research.RenumberEnrichment(in.Enrichment, answer.Order)
 	d.Coverage = answer.Coverage
@@ -119,6 +119,34 @@ func (a *Activities) Synthesize(ctx context.Context, in SynthesizeInput) (Synthe
 	out.MarkdownPath, out.JSONPath, out.SVGPath = paths.Markdown, paths.JSON, paths.SVG
 	out.Markdown = report.Markdown(d)
 	return out, nil
+}
+
+// topical reads which stems the titles and headings of the corpus the sources came from use,
+// for the answer to weigh a question's everyday words less; nil when no source's provider
+// keeps such a vocabulary (web results), or when reading it fails (logged: the answer then
+// weighs every word alike).
+func (a *Activities) topical(ctx context.Context, sources []research.Source) func([]string) map[string]bool {
+	for _, s := range sources {
+		h, ok := a.providers[s.Provider].(headingFreqs)
+		if !ok {
+			continue
+		}
+		return func(stems []string) map[string]bool {
+			hf, err := h.HeadingFreq(ctx, stems)
+			if err != nil {
+				activity.GetLogger(ctx).Warn("heading vocabulary unreadable; every question word weighs alike", "error", err)
+				return nil
+			}
+			out := make(map[string]bool, len(hf))
+			for stem, n := range hf {
+				if n > 0 {
+					out[stem] = true
+				}
+			}
+			return out
+		}
+	}
+	return nil
 }
 
 // modelSynthesis asks the producer for the report from the evidence the extractive answer

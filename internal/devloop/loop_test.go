@@ -89,6 +89,20 @@ func TestLoop(t *testing.T) {
 	}
 	for _, set := range devSets(t, true) {
 		x, qs := set.x, set.qs
+		topical := func(stems []string) map[string]bool {
+			// as the worker's Synthesize reads it from the corpus provider
+			hf, err := x.HeadingFreq(ctx, stems)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := map[string]bool{}
+			for s, n := range hf {
+				if n > 0 {
+					out[s] = true
+				}
+			}
+			return out
+		}
 		var sums [5]float64
 		var csum [5]float64
 		var strat, cstrat [3][3]float64 // fixed-2, fixed-5, saturation: report, evidence, searches
@@ -117,7 +131,7 @@ func TestLoop(t *testing.T) {
 					pr = append(pr, fused[r.DocID])
 					b.WriteString(srcs[i].Title + "\n" + srcs[i].Text + "\n\n")
 				}
-				a := report.Answer(report.AnswerInput{Question: q.Question, Aspects: aspOr(asp), Sources: srcs, Budget: budget, Prior: pr, Terms: answerTerms(prev)})
+				a := report.Answer(report.AnswerInput{Question: q.Question, Aspects: aspOr(asp), Sources: srcs, Budget: budget, Prior: pr, Terms: answerTerms(prev), Topical: topical})
 				rr, tot, _ := eval.FactRecall(a.Body, q.Gold)
 				er, _, _ := eval.FactRecall(b.String(), q.Gold)
 				return eval.Recall(rr, tot), eval.Recall(er, tot)
@@ -166,7 +180,7 @@ func TestLoop(t *testing.T) {
 			for _, r := range results {
 				prior = append(prior, fused[r.DocID])
 			}
-			ans := report.Answer(report.AnswerInput{Question: q.Question, Aspects: aspOr(asp), Sources: sources, Budget: budget, Prior: prior, Terms: answerTerms(prev)})
+			ans := report.Answer(report.AnswerInput{Question: q.Question, Aspects: aspOr(asp), Sources: sources, Budget: budget, Prior: prior, Terms: answerTerms(prev), Topical: topical})
 			// baseline: one BM25 query of the raw question, top passages to the budget
 			bres, _ := x.Search(ctx, q.Question, 40)
 			var bb strings.Builder

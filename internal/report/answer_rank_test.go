@@ -7,6 +7,7 @@ import (
 
 	"github.com/sated-dev/sated/internal/research"
 	"github.com/sated-dev/sated/internal/search"
+	"github.com/sated-dev/sated/internal/text"
 )
 
 // A question that spells as two words what the documents spell as one ("auto-incrementing",
@@ -112,6 +113,58 @@ func TestSentenceQualityDiscountsLinesWithoutProse(t *testing.T) {
 		q := sentenceQuality(c.s, strings.Fields(strings.ToLower(c.s)))
 		if weak := q <= 0.5; weak != c.weak {
 			t.Errorf("sentenceQuality(%q) = %.2f, want weak %v", c.s, q, c.weak)
+		}
+	}
+}
+
+// When the corpus tells which words its titles and headings use, a passage that matches the
+// question's subject ("backup") outranks one that matches only its rarer everyday words
+// ("someone accidentally"); without that vocabulary the everyday words win, as idf says.
+func TestAnswerWeighsTheCorpusTopicWordsOverEverydayOnes(t *testing.T) {
+	sources := []research.Source{
+		{N: 1, Result: search.Result{Title: "Release notes"}, Text: "Someone accidentally reported a crash in the statistics collector."},
+		{N: 2, Result: search.Result{Title: "Continuous archiving"}, Text: "A base backup is what you restore the cluster from."},
+		{N: 3, Result: search.Result{Title: "File system level"}, Text: "Taking a backup of the data directory needs the server stopped."},
+		{N: 4, Result: search.Result{Title: "Dump programs"}, Text: "To restore a dump, feed it to the interactive terminal."},
+	}
+	question := "How do I restore a backup after someone accidentally broke the database?"
+	in := AnswerInput{Question: question, Sources: sources, Budget: 80, Prior: []float64{1, 1, 1, 1}}
+	plain := Answer(in)
+	if !strings.Contains(plain.Body, "Someone accidentally reported") {
+		t.Fatalf("without the corpus's vocabulary the rare everyday words should win (the comparison is real):\n%s", plain.Body)
+	}
+	in.Topical = func(stems []string) map[string]bool {
+		out := map[string]bool{}
+		for _, s := range stems {
+			out[s] = s == text.Stem("backup") || s == text.Stem("restore") || s == text.Stem("database")
+		}
+		return out
+	}
+	topic := Answer(in)
+	if strings.Contains(topic.Body, "Someone accidentally reported") || !strings.Contains(topic.Body, "A base backup is what you restore") {
+		t.Errorf("the everyday words still won over the subject:\n%s", topic.Body)
+	}
+}
+
+func TestTopicScale(t *testing.T) {
+	idf := map[string]float64{"backup": 2, "someon": 3, "sync.mutex": 3, "0.1": 3}
+	titled := func([]string) map[string]bool { return map[string]bool{"backup": true} }
+	none := func([]string) map[string]bool { return nil }
+	for _, tc := range []struct {
+		name    string
+		topical func([]string) map[string]bool
+		term    string
+		want    float64
+	}{
+		{"no vocabulary", nil, "someon", 1},
+		{"a vocabulary that knows no term", none, "someon", 1},
+		{"a heading word", titled, "backup", 1},
+		{"an everyday word", titled, "someon", untitledWeight},
+		{"an identifier", titled, "sync.mutex", 1},
+		{"a bare number", titled, "0.1", untitledWeight},
+	} {
+		if got := topicScale(tc.topical, idf)(tc.term); got != tc.want {
+			t.Errorf("%s: scale(%q) = %v, want %v", tc.name, tc.term, got, tc.want)
 		}
 	}
 }
