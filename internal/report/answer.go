@@ -58,6 +58,8 @@ const (
 	// PostgreSQL 0.110 -> 0.126, Go 0.933 and held-out git 0.071 unchanged, at 0.5; 0.4-0.55
 	// agree, 0.25 and 0.7 gain less.
 	untitledWeight = 0.5
+	// minAspectTerms is the fewest distinct terms an aspect stands alone with (mergeThinAspects).
+	minAspectTerms = 2
 )
 
 // AnswerInput is what an extractive answer is written from.
@@ -136,6 +138,7 @@ func Answer(in AnswerInput) AnswerOutput {
 	// "AUTOINCREMENT"): the joined word joins the question's terms
 	spelling := newEvidenceSpelling(cands)
 	qterms := joinCompounds(in.Question, spelling)
+	aspects = mergeThinAspects(aspects, spelling)
 	aterms := make([][]string, len(aspects))
 	for j, a := range aspects {
 		aterms[j] = joinCompounds(a, spelling)
@@ -487,6 +490,40 @@ func passageScores(cands []candidate, sources []research.Source, qterms []string
 				out[i][j] /= best
 			}
 		}
+	}
+	return out
+}
+
+// mergeThinAspects joins an aspect of fewer than minAspectTerms distinct terms ("what are my
+// options", "how does each work", "is that safe") to the one before it (the first to the one
+// after): alone it matches any passage that says "options", and its findings section would
+// answer nothing.
+func mergeThinAspects(aspects []string, spelling evidenceSpelling) []string {
+	if len(aspects) < 2 {
+		return aspects
+	}
+	var out []string
+	pending := "" // thin aspects before the first full one
+	for _, a := range aspects {
+		if len(text.Distinct(joinCompounds(a, spelling))) >= minAspectTerms {
+			if pending != "" {
+				a = pending + "; " + a
+				pending = ""
+			}
+			out = append(out, a)
+			continue
+		}
+		if len(out) == 0 {
+			pending = strings.TrimPrefix(pending+"; "+a, "; ")
+			continue
+		}
+		out[len(out)-1] += "; " + a
+	}
+	if pending != "" {
+		if len(out) == 0 {
+			return aspects
+		}
+		out[len(out)-1] += "; " + pending
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,5 +126,40 @@ func TestLooksLikeCode(t *testing.T) {
 		if got := looksLikeCode(c.s); got != c.code {
 			t.Errorf("looksLikeCode(%q) = %v, want %v", c.s, got, c.code)
 		}
+	}
+}
+
+func TestMergeThinAspects(t *testing.T) {
+	for _, tc := range []struct {
+		in, want []string
+	}{
+		{[]string{"nightly backups of the production database", "What are my options", "how does each work"},
+			[]string{"nightly backups of the production database; What are my options; how does each work"}},
+		{[]string{"is that safe", "how do I cache test results between builds"},
+			[]string{"is that safe; how do I cache test results between builds"}},
+		{[]string{"how checkpoints work", "whether readers block writers"}, []string{"how checkpoints work", "whether readers block writers"}},
+		{[]string{"why", "is it safe"}, []string{"why", "is it safe"}},
+		{[]string{"why is my build slow"}, []string{"why is my build slow"}},
+	} {
+		if got := mergeThinAspects(tc.in, evidenceSpelling{}); !slices.Equal(got, tc.want) {
+			t.Errorf("mergeThinAspects(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// A clause with one word of its own gets no findings section of its own: it would quote any
+// passage that says "options".
+func TestAnswerGivesAThinAspectNoSectionOfItsOwn(t *testing.T) {
+	sources := []research.Source{
+		{N: 1, Result: search.Result{Title: "Continuous archiving"}, Text: "Point-in-time recovery restores a base backup and replays the archived log up to a chosen moment."},
+		{N: 2, Result: search.Result{Title: "Client options"}, Text: "The options of the client program control its output format and verbosity."},
+	}
+	out := Answer(AnswerInput{Question: "How do I restore last night's backup to the moment before a mistake? What are my options?",
+		Aspects: []string{"How do I restore last night's backup to the moment before a mistake", "What are my options"}, Sources: sources})
+	if strings.Contains(out.Body, "### What are my options") || len(out.Coverage) != 1 {
+		t.Errorf("the thin clause got its own section:\n%s\ncoverage %+v", out.Body, out.Coverage)
+	}
+	if !strings.Contains(out.Body, "Point-in-time recovery restores a base backup") {
+		t.Errorf("the answer lost the passage that answers:\n%s", out.Body)
 	}
 }
