@@ -795,11 +795,67 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 // which would read as a bullet inside our own ("- - w does not happen before ...").
 var reListMarker = regexp.MustCompile(`^[-*+•]\s+`)
 
-// quoteEscaper escapes only what Markdown would turn into markup or a false citation; the
-// quoted characters themselves stay, so a quote reads exactly as the source wrote it.
-var quoteEscaper = strings.NewReplacer("*", `\*`, "`", "\\`", "[", `\[`, "]", `\]`, "<", `\<`)
+// escapeQuote escapes only what Markdown would turn into markup or a false citation, so a quote
+// reads exactly as the source wrote it, in the rendered report and in its plain text alike
+// ("make(map[string]int, 100)" stays as written):
+//   - a bracket pair that would read as a citation "[2]", a link "[a](b)" or a reference
+//     "[a][b]" / "[a]:", and a bracket of such a pair;
+//   - "*" and "`" when the quote holds two or more (one alone opens nothing);
+//   - "<" before a letter, "/", "!" or "?" (an HTML tag or autolink);
+//   - a backslash before punctuation (it would escape it);
+//   - a leading ">", "#" or "1." (a block quote, heading or list inside the finding's bullet).
+func escapeQuote(s string) string {
+	stars, ticks := strings.Count(s, "*") >= 2, strings.Count(s, "`") >= 2
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	if m := reBlockStart.FindStringSubmatchIndex(s); m != nil {
+		at := 0 // ">"
+		if m[4] >= 0 {
+			at = m[5] - 1 // the "#" or the list number's "." or ")"
+		}
+		b.WriteString(s[:at] + `\`)
+		s = s[at:]
+	}
+	escapeClose := map[int]bool{} // indexes of "]" closing an escaped "["
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\' && i+1 < len(s) && isASCIIPunct(s[i+1]):
+			b.WriteString(`\\`)
+			continue
+		case c == '*' && stars, c == '`' && ticks:
+			b.WriteByte('\\')
+		case c == '<' && i+1 < len(s) && (isASCIILetter(s[i+1]) || strings.IndexByte("/!?", s[i+1]) >= 0):
+			b.WriteByte('\\')
+		case c == '[':
+			if k := strings.IndexAny(s[i+1:], "[]"); k >= 0 && s[i+1+k] == ']' {
+				k += i + 1
+				next := byte(0)
+				if k+1 < len(s) {
+					next = s[k+1]
+				}
+				if _, cite := parseCitation(s[i+1 : k]); cite || next == '(' || next == '[' || next == ':' {
+					b.WriteByte('\\')
+					escapeClose[k] = true
+				}
+			}
+		case c == ']' && escapeClose[i]:
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
 
-func escapeQuote(s string) string { return quoteEscaper.Replace(s) }
+// reBlockStart matches a start that Markdown would read as a block inside the bullet; its
+// last character is the one to escape.
+var reBlockStart = regexp.MustCompile(`^(?:(>)|(#|\d{1,9}[.)])(?:\s|$))`)
+
+func isASCIIPunct(c byte) bool {
+	return c < 0x80 && unicode.IsPunct(rune(c)) || c < 0x80 && unicode.IsSymbol(rune(c))
+}
+
+func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // coverage is, per aspect, the share of its term weight the picked quotes contain.
 func coverage(aspects []string, aterms [][]string, cands []candidate, picked []int, idf map[string]float64) []AspectCoverage {

@@ -71,3 +71,31 @@ func TestAnswerDropsTheSourcesListBullet(t *testing.T) {
 		t.Errorf("bullet handling:\n%s", out.Body)
 	}
 }
+
+// A quote reads as the source wrote it: only what Markdown would turn into markup or a false
+// citation is escaped, so the plain text keeps "map[string]int" and "*T" as written.
+func TestEscapeQuote(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"make(map[string]int, 100) makes a map", "make(map[string]int, 100) makes a map"},
+		{"It returns a value of type T (not *T).", "It returns a value of type T (not *T)."},
+		{"a *bold* claim", `a \*bold\* claim`},
+		{"see [2] for more", `see \[2\] for more`},
+		{"the [docs](http://x) say", `the \[docs\](http://x) say`},
+		{"as [a][b] says", `as \[a\][b] says`},
+		{"delete(m, k) // remove element m[k] from map m", "delete(m, k) // remove element m[k] from map m"},
+		{"[]T slice length", "[]T slice length"},
+		{"use `go vet` first", "use \\`go vet\\` first"},
+		{"a single ` tick", "a single ` tick"},
+		{"x < y and <b>bold</b>", `x < y and \<b>bold\</b>`},
+		{`the regex \d+ and \. escape`, `the regex \d+ and \\. escape`},
+		{"> quoted", `\> quoted`},
+		{"# not a heading", `\# not a heading`},
+		{"#include <stdio.h>", `#include \<stdio.h>`},
+		{"1. first step", `1\. first step`},
+		{"1.5 GB of memory", "1.5 GB of memory"},
+	} {
+		if got := escapeQuote(tc.in); got != tc.want {
+			t.Errorf("escapeQuote(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+}
