@@ -76,11 +76,28 @@ var (
 func splitClauses(q string) []string {
 	var out []string
 	for _, sent := range reEnd.Split(q, -1) {
-		for _, part := range cutBefore(sent, reJoin) {
+		for _, part := range cutJoins(sent) {
 			out = append(out, cutBefore(part, reCommaAsk)...)
 		}
 	}
 	return out
+}
+
+// cutJoins splits a sentence where "and"/"or"/"but" opens another question ("..., and what
+// counts as a data race"), except inside "between ... and ..." ("divide memory between
+// caching data and what each query gets for sorting" asks one thing).
+func cutJoins(sent string) []string {
+	var out []string
+	start := 0
+	for _, m := range reJoin.FindAllStringSubmatchIndex(sent, -1) {
+		before := strings.ToLower(sent[start:m[0]])
+		if b := strings.LastIndex(before, "between "); b >= 0 && !strings.Contains(before[b:], " and ") {
+			continue
+		}
+		out = append(out, sent[start:m[0]])
+		start = m[2]
+	}
+	return append(out, sent[start:])
 }
 
 // cutBefore splits s at every match of re, keeping the match's first group (the question word)

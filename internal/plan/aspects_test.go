@@ -34,6 +34,10 @@ func TestSplitAspects(t *testing.T) {
 		{"Explain WAL mode, how checkpoints work and whether readers block writers.",
 			[]string{"Explain WAL mode", "how checkpoints work", "whether readers block writers"}},
 		{"why?", []string{"why?"}},
+		// "between ... and what" is one thing asked
+		{"How should I divide memory between caching data and what each query gets for sorting, and what else should I adjust?",
+			[]string{"How should I divide memory between caching data and what each query gets for sorting", "what else should I adjust"}},
+		{"What sits between the cache and the disk, and how is it flushed?", []string{"What sits between the cache and the disk", "how is it flushed"}},
 	} {
 		if got := SplitAspects(tc.q); !slices.Equal(got, tc.want) {
 			t.Errorf("SplitAspects(%q)\n got %q\nwant %q", tc.q, got, tc.want)
