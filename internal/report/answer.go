@@ -519,11 +519,8 @@ func mergeThinAspects(aspects []string, spelling evidenceSpelling) []string {
 		}
 		out[len(out)-1] += "; " + a
 	}
-	if pending != "" {
-		if len(out) == 0 {
-			return aspects
-		}
-		out[len(out)-1] += "; " + pending
+	if len(out) == 0 { // every aspect is thin: nothing to join them to
+		return aspects
 	}
 	return out
 }
