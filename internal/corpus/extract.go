@@ -279,7 +279,10 @@ func inside(n *html.Node, as ...atom.Atom) bool {
 }
 
 // linkDense says whether a list, table or div is mostly link text (a table of contents,
-// a link farm): at least 4 links holding 80% of its text, and no code.
+// a link farm): at least 4 links holding 80% of its text, or a list or table of at least 20
+// holding half (a back-of-book index: "abs, Mathematical Functions" entries, the term outside
+// the link; a div is not held to that, as a chapter's div holds its table of contents beside
+// its introduction), and no code.
 func linkDense(n *html.Node) bool {
 	switch n.DataAtom {
 	case atom.Ul, atom.Ol, atom.Dl, atom.Table, atom.Div:
@@ -312,7 +315,8 @@ func linkDense(n *html.Node) bool {
 	if !walk(n, false) {
 		return false
 	}
-	return links >= 4 && allChars > 0 && float64(linkChars) >= 0.8*float64(allChars)
+	return allChars > 0 && (links >= 4 && float64(linkChars) >= 0.8*float64(allChars) ||
+		n.DataAtom != atom.Div && links >= 20 && float64(linkChars) >= 0.5*float64(allChars))
 }
 
 func attr(n *html.Node, key string) string {

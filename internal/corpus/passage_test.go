@@ -316,3 +316,29 @@ the pacer runs', 'markdown', 'h')`, DocID("u:old"))
 	require.NoError(t, x.db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name LIKE 'docs_%'`).Scan(&n))
 	require.Zero(t, n, "the whole-document index is gone")
 }
+
+// A back-of-book index ("abs, Mathematical Functions" entries, the term outside its link) is
+// navigation, not content, and goes; a chapter's introduction beside its table of contents
+// stays, however many links the contents hold, and so does a list of prose with a few links.
+func TestExtractHTMLDropsABookIndex(t *testing.T) {
+	var index, toc, prose strings.Builder
+	for i := range 30 {
+		fmt.Fprintf(&index, `<dt>term%d, <a class="indexterm" href="s%d.html">Section %d Of The Manual</a></dt>`, i, i, i)
+		fmt.Fprintf(&toc, `<dt><a href="c%d.html">19.%d. Chapter part %d</a></dt>`, i, i, i)
+	}
+	for i := range 25 {
+		fmt.Fprintf(&prose, `<li>Step %d: run the checkpoint by hand when the write-ahead log grows past its limit, as <a href="w%d.html">WAL</a> explains.</li>`, i, i)
+	}
+	page := `<html><head><title>Server Setup</title></head><body>
+<div class="chapter"><h1>19. Server Setup</h1><div class="toc"><dl>` + toc.String() + `</dl></div>
+<p>This chapter discusses how to set up and run the database server, and its interactions with the operating system.</p>
+<p>The directions in this chapter assume that you are working with the plain server without any additional infrastructure, for example a copy that you built from source.</p></div>
+<div class="index"><h2>Index</h2><dl>` + index.String() + `</dl></div>
+<ul>` + prose.String() + `</ul></body></html>`
+	e, err := extract([]byte(page), FormatHTML, "p.html")
+	require.NoError(t, err)
+	require.Contains(t, e.body, "This chapter discusses how to set up and run the database server, and its interactions")
+	require.NotContains(t, e.body, "term7", "the book index is gone")
+	require.NotContains(t, e.body, "Chapter part 3", "the table of contents is gone")
+	require.Contains(t, e.body, "Step 24: run the checkpoint by hand")
+}
