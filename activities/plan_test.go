@@ -27,12 +27,8 @@ func TestKnownAspectsAreSearchedLast(t *testing.T) {
 // The planner reads the corpus provider's vocabulary with its heading counts, so its queries
 // can prefer the words the corpus's headings use; a provider without an index gives none.
 func TestPlannerVocabularyKnowsTheCorpusHeadings(t *testing.T) {
-	x, err := corpus.Open(filepath.Join(t.TempDir(), "corpus.db"))
-	require.NoError(t, err)
-	defer x.Close()
 	ctx := context.Background()
-	require.NoError(t, x.Add(ctx, corpus.Document{URL: "file:///b.md", Title: "Backups", Body: "# Backups\n\nSomeone takes a backup every night.", Format: corpus.FormatMarkdown}))
-	acts := NewActivities(Deps{Providers: map[string]search.Provider{"corpus": x, "web": &countingProvider{}}})
+	acts := backupCorpusActivities(t)
 	v, ok := acts.vocabulary(ctx, "corpus").(plan.HeadingVocabulary)
 	require.True(t, ok, "the corpus vocabulary knows its headings")
 	hf, err := v.HeadingFreq([]string{"backup", "someon"})
@@ -45,15 +41,21 @@ func TestPlannerVocabularyKnowsTheCorpusHeadings(t *testing.T) {
 // The answer learns the corpus's topic words from the provider its sources came from; sources
 // from a provider without a vocabulary give it none.
 func TestSynthesisReadsTheTopicWordsOfTheSourcesCorpus(t *testing.T) {
-	x, err := corpus.Open(filepath.Join(t.TempDir(), "corpus.db"))
-	require.NoError(t, err)
-	defer x.Close()
 	ctx := context.Background()
-	require.NoError(t, x.Add(ctx, corpus.Document{URL: "file:///b.md", Title: "Backups", Body: "# Backups\n\nSomeone takes a backup every night.", Format: corpus.FormatMarkdown}))
-	acts := NewActivities(Deps{Providers: map[string]search.Provider{"corpus": x, "web": &countingProvider{}}})
+	acts := backupCorpusActivities(t)
 	web := []research.Source{{N: 1, Result: search.Result{Provider: "web"}}}
 	require.Nil(t, acts.topical(ctx, web))
 	topical := acts.topical(ctx, append(web, research.Source{N: 2, Result: search.Result{Provider: "corpus"}}))
 	require.NotNil(t, topical)
 	require.Equal(t, map[string]bool{"backup": true}, topical([]string{"backup", "someon"}))
+}
+
+// backupCorpusActivities are activities over a corpus of one page titled "Backups" (whose text
+// also says "someone") and a web provider without a vocabulary.
+func backupCorpusActivities(t *testing.T) *Activities {
+	x, err := corpus.Open(filepath.Join(t.TempDir(), "corpus.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { x.Close() })
+	require.NoError(t, x.Add(context.Background(), corpus.Document{URL: "file:///b.md", Title: "Backups", Body: "# Backups\n\nSomeone takes a backup every night.", Format: corpus.FormatMarkdown}))
+	return NewActivities(Deps{Providers: map[string]search.Provider{"corpus": x, "web": &countingProvider{}}})
 }
