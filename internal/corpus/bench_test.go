@@ -133,3 +133,51 @@ func BenchmarkOpenCheck(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkVocabulary measures what the planner and the answer pay to weigh words: DocFreq and
+// HeadingFreq for 1,000 stems of a real corpus (GOROOT/doc), one lookup per stem each, beside
+// each other in the same run.
+func BenchmarkVocabulary(b *testing.B) {
+	ctx := context.Background()
+	x, err := Open(filepath.Join(b.TempDir(), "corpus.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer x.Close()
+	if _, err := x.IndexPaths(ctx, []string{filepath.Join(goroot(b), "doc")}, IndexOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	if _, _, err := x.DocFreq(ctx, nil); err != nil { // creates the vocabulary tables
+		b.Fatal(err)
+	}
+	rows, err := x.db.QueryContext(ctx, `SELECT term FROM passages_vocab LIMIT 1000`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var stems []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			b.Fatal(err)
+		}
+		stems = append(stems, s)
+	}
+	rows.Close()
+	if len(stems) < 1000 {
+		b.Fatalf("%d stems, want 1000", len(stems))
+	}
+	b.Run("DocFreq1000", func(b *testing.B) {
+		for b.Loop() {
+			if _, _, err := x.DocFreq(ctx, stems); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("HeadingFreq1000", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := x.HeadingFreq(ctx, stems); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
