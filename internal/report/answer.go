@@ -849,7 +849,7 @@ func escapeQuote(s string) string {
 var reBlockStart = regexp.MustCompile(`^(?:(>)|(#|\d{1,9}[.)])(?:\s|$))`)
 
 func isASCIIPunct(c byte) bool {
-	return c < 0x80 && unicode.IsPunct(rune(c)) || c < 0x80 && unicode.IsSymbol(rune(c))
+	return c < 0x80 && (unicode.IsPunct(rune(c)) || unicode.IsSymbol(rune(c)))
 }
 
 func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
