@@ -2,8 +2,6 @@ package corpus
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 )
 
@@ -17,25 +15,13 @@ CREATE VIRTUAL TABLE IF NOT EXISTS passages_vocab_col USING fts5vocab(passages_f
 // DocFreq returns, for each stem, how many passages hold it, and how many passages there are.
 // Stems are as text.Stem makes them, which matches the index's porter tokenizer.
 func (x *Index) DocFreq(ctx context.Context, stems []string) (map[string]int, int, error) {
-	x.vocabOnce.Do(func() { _, x.vocabErr = x.db.ExecContext(ctx, vocabSchema) })
-	if x.vocabErr != nil {
-		return nil, 0, fmt.Errorf("corpus %s: vocabulary: %w", x.path, x.vocabErr)
-	}
 	n, err := x.PassageCount(ctx)
 	if err != nil {
 		return nil, 0, err
 	}
-	df := make(map[string]int, len(stems))
-	for _, s := range stems {
-		if _, ok := df[s]; ok || s == "" {
-			continue
-		}
-		var d int
-		err := x.db.QueryRowContext(ctx, `SELECT doc FROM passages_vocab WHERE term = ?`, s).Scan(&d)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return nil, 0, fmt.Errorf("corpus %s: vocabulary %q: %w", x.path, s, err)
-		}
-		df[s] = d
+	df, err := x.termCounts(ctx, "vocabulary", `SELECT coalesce(sum(doc), 0) FROM passages_vocab WHERE term = ?`, stems)
+	if err != nil {
+		return nil, 0, err
 	}
 	return df, n, nil
 }
@@ -44,21 +30,34 @@ func (x *Index) DocFreq(ctx context.Context, stems []string) (map[string]int, in
 // path: the corpus's topic words ("backup", "vacuum") score high, everyday words ("someone",
 // "nightly") zero, however rare.
 func (x *Index) HeadingFreq(ctx context.Context, stems []string) (map[string]int, error) {
+	return x.termCounts(ctx, "heading vocabulary", `SELECT coalesce(sum(doc), 0) FROM passages_vocab_col WHERE term = ? AND col IN ('title', 'heading')`, stems)
+}
+
+// termCounts runs query (one count for the stem bound to it) once per distinct stem, creating
+// the vocabulary tables on first use; what names the count in errors.
+func (x *Index) termCounts(ctx context.Context, what, query string, stems []string) (map[string]int, error) {
 	x.vocabOnce.Do(func() { _, x.vocabErr = x.db.ExecContext(ctx, vocabSchema) })
 	if x.vocabErr != nil {
 		return nil, fmt.Errorf("corpus %s: vocabulary: %w", x.path, x.vocabErr)
 	}
-	hf := make(map[string]int, len(stems))
+	counts := make(map[string]int, len(stems))
+	if len(stems) == 0 {
+		return counts, nil
+	}
+	stmt, err := x.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("corpus %s: %s: %w", x.path, what, err)
+	}
+	defer stmt.Close()
 	for _, s := range stems {
-		if _, ok := hf[s]; ok || s == "" {
+		if _, ok := counts[s]; ok || s == "" {
 			continue
 		}
 		var d int
-		err := x.db.QueryRowContext(ctx, `SELECT coalesce(sum(doc), 0) FROM passages_vocab_col WHERE term = ? AND col IN ('title', 'heading')`, s).Scan(&d)
-		if err != nil {
-			return nil, fmt.Errorf("corpus %s: heading vocabulary %q: %w", x.path, s, err)
+		if err := stmt.QueryRowContext(ctx, s).Scan(&d); err != nil {
+			return nil, fmt.Errorf("corpus %s: %s %q: %w", x.path, what, s, err)
 		}
-		hf[s] = d
+		counts[s] = d
 	}
-	return hf, nil
+	return counts, nil
 }

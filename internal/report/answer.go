@@ -555,23 +555,6 @@ func isIdentifier(t string) bool {
 	return strings.IndexFunc(t, unicode.IsLetter) >= 0 && strings.IndexFunc(t, func(r rune) bool { return !unicode.IsLetter(r) }) >= 0
 }
 
-// similarity is the cosine of two term sets.
-func similarity(a, b []string) float64 {
-	// a word a sentence repeats counts once: "closing a closed channel" is not nearer
-	// "closing the nil channel" for saying "close" twice
-	a, b = text.Distinct(a), text.Distinct(b)
-	if len(a) == 0 || len(b) == 0 {
-		return 0
-	}
-	n := 0
-	for _, t := range a {
-		if slices.Contains(b, t) {
-			n++
-		}
-	}
-	return float64(n) / math.Sqrt(float64(len(a)*len(b)))
-}
-
 // quoteCost is the characters one quote adds to the findings: the bullet, the citation, the line.
 func quoteCost(c candidate) int { return len(c.text) + 8 }
 
@@ -627,6 +610,15 @@ func selectPassages(cands []candidate, naspects, nsources, budget int) []int {
 		}
 	}
 	taken := make([]bool, nsources)
+	// repeats are judged by distinct words: "closing a closed channel" is not nearer "closing
+	// the nil channel" for saying "close" twice; each candidate's set is built once
+	sets := make([]text.Bag, len(cands))
+	termSet := func(k int) text.Bag {
+		if sets[k] == nil {
+			sets[k] = text.NewBag(text.Distinct(cands[k].terms))
+		}
+		return sets[k]
+	}
 	npicked := -1 // how many passages were chosen before this one
 	var picked []int
 	spent := 0
@@ -659,7 +651,7 @@ func selectPassages(cands []candidate, naspects, nsources, budget int) []int {
 				}
 				red := 0.0
 				for _, p := range picked {
-					red = max(red, similarity(c.terms, cands[p].terms))
+					red = max(red, text.Cosine(termSet(k), termSet(p)))
 				}
 				if red > repeatAbove {
 					continue
