@@ -183,17 +183,7 @@ func TestLoop(t *testing.T) {
 			ans := report.Answer(report.AnswerInput{Question: q.Question, Aspects: aspOr(asp), Sources: sources, Budget: budget, Prior: prior, Terms: answerTerms(prev), Topical: topical})
 			// baseline: one BM25 query of the raw question, top passages to the budget
 			bres, _ := x.Search(ctx, q.Question, 40)
-			var bb strings.Builder
-			for _, s := range evidenceOf(ctx, x, bres) {
-				chunk := s.Title + "\n" + s.Text + "\n\n"
-				if bb.Len()+len(chunk) > budget {
-					chunk = chunk[:max(0, budget-bb.Len())]
-				}
-				bb.WriteString(chunk)
-				if bb.Len() >= budget {
-					break
-				}
-			}
+			baseline := wholePassages(evidenceOf(ctx, x, bres), nil, budget)
 			rr, tot, miss := eval.FactRecall(ans.Body, q.Gold)
 			er, _, _ := eval.FactRecall(evb.String(), q.Gold)
 			var b40 strings.Builder
@@ -201,7 +191,7 @@ func TestLoop(t *testing.T) {
 				b40.WriteString(s.Title + "\n" + s.Text + "\n\n")
 			}
 			b40r, _, _ := eval.FactRecall(b40.String(), q.Gold)
-			br, _, _ := eval.FactRecall(bb.String(), q.Gold)
+			br, _, _ := eval.FactRecall(baseline, q.Gold)
 			vals := [5]float64{eval.Recall(rr, tot), eval.Recall(er, tot), eval.Recall(br, tot), float64(len(prev)), eval.Recall(b40r, tot)}
 			for i := range sums {
 				sums[i] += vals[i]
@@ -238,7 +228,7 @@ func TestLoop(t *testing.T) {
 			}
 			if os.Getenv("SHOW") == q.ID {
 				t.Logf("\n%s", ans.Body)
-				t.Logf("BM25 baseline:\n%s", bb.String())
+				t.Logf("BM25 baseline:\n%s", baseline)
 			}
 		}
 		n := float64(len(qs))
@@ -413,6 +403,45 @@ func expandPages(ctx context.Context, x *corpus.Index, rs []search.Result, fused
 		}
 	}
 	return out
+}
+
+// flatten is every round's results in round order.
+func flatten(rounds [][]search.Result) []search.Result {
+	var out []search.Result
+	for _, r := range rounds {
+		out = append(out, r...)
+	}
+	return out
+}
+
+// byScore is the indexes of sc, best score first (ties in index order).
+func byScore(sc []float64) []int {
+	order := make([]int, len(sc))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return sc[order[a]] > sc[order[b]] })
+	return order
+}
+
+// wholePassages quotes whole sources, title and text, in order (nil: as given) until budget
+// characters, the last one cut: the search box's way of answering.
+func wholePassages(srcs []research.Source, order []int, budget int) string {
+	if order == nil {
+		order = byScore(make([]float64, len(srcs)))
+	}
+	var b strings.Builder
+	for _, i := range order {
+		c := srcs[i].Title + "\n" + srcs[i].Text + "\n\n"
+		if b.Len()+len(c) > budget {
+			c = c[:max(0, budget-b.Len())]
+		}
+		b.WriteString(c)
+		if b.Len() >= budget {
+			break
+		}
+	}
+	return b.String()
 }
 
 // devSet is one dev question set with its corpus, opened (indexed on first use).

@@ -40,11 +40,7 @@ func TestRank(t *testing.T) {
 		var setQ []qdata
 		for _, q := range qs {
 			asp, fresh, hits, _ := searchRounds(ctx, t, x, q.Question, 5, 22)
-			var rs = fresh[0][:0:0]
-			for _, f := range fresh {
-				rs = append(rs, f...)
-			}
-			srcs := evidenceOf(ctx, x, rs)
+			srcs := evidenceOf(ctx, x, flatten(fresh))
 			gold := make([]float64, len(srcs))
 			any := false
 			for i, s := range srcs {
@@ -147,23 +143,7 @@ func TestRank(t *testing.T) {
 					sc[i] = f.f(i)
 				}
 				auc[f.name] += aucOf(sc, gold)
-				order := make([]int, len(srcs))
-				for i := range order {
-					order[i] = i
-				}
-				sort.SliceStable(order, func(a, b int) bool { return sc[order[a]] > sc[order[b]] })
-				var b strings.Builder
-				for _, i := range order {
-					c := srcs[i].Title + "\n" + srcs[i].Text + "\n\n"
-					if b.Len()+len(c) > budget {
-						c = c[:max(0, budget-b.Len())]
-					}
-					b.WriteString(c)
-					if b.Len() >= budget {
-						break
-					}
-				}
-				n, tot, _ := eval.FactRecall(b.String(), q.Gold)
+				n, tot, _ := eval.FactRecall(wholePassages(srcs, byScore(sc), budget), q.Gold)
 				rec[f.name] += eval.Recall(n, tot)
 			}
 		}
@@ -267,11 +247,7 @@ func evalModel(t *testing.T, name string, w []float64, qs []qdata, budget int) {
 				}
 				sc[i] /= math.Pow(float64(len(q.srcs[i].Text))/avg, v.alpha)
 			}
-			order := make([]int, len(sc))
-			for i := range order {
-				order[i] = i
-			}
-			sort.SliceStable(order, func(a, b int) bool { return sc[order[a]] > sc[order[b]] })
+			order := byScore(sc)
 			cen := sentenceCentroid(q)
 			var b strings.Builder
 			for _, i := range order {
@@ -301,23 +277,7 @@ func evalModel(t *testing.T, name string, w []float64, qs []qdata, budget int) {
 			}
 		}
 		aucSum += aucOf(sc, q.y)
-		order := make([]int, len(sc))
-		for i := range order {
-			order[i] = i
-		}
-		sort.SliceStable(order, func(a, b int) bool { return sc[order[a]] > sc[order[b]] })
-		var b strings.Builder
-		for _, i := range order {
-			c := q.srcs[i].Title + "\n" + q.srcs[i].Text + "\n\n"
-			if b.Len()+len(c) > budget {
-				c = c[:max(0, budget-b.Len())]
-			}
-			b.WriteString(c)
-			if b.Len() >= budget {
-				break
-			}
-		}
-		r, tot, _ := eval.FactRecall(b.String(), q.gold)
+		r, tot, _ := eval.FactRecall(wholePassages(q.srcs, byScore(sc), budget), q.gold)
 		rec += eval.Recall(r, tot)
 		n++
 	}

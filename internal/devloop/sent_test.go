@@ -29,11 +29,7 @@ func TestSentences(t *testing.T) {
 		share := 0.0
 		for _, q := range qs {
 			_, fresh, hits, _ := searchRounds(ctx, t, x, q.Question, 5, 22)
-			var srcsAll = fresh[0][:0:0]
-			for _, f := range fresh {
-				srcsAll = append(srcsAll, f...)
-			}
-			srcs := evidenceOf(ctx, x, srcsAll)
+			srcs := evidenceOf(ctx, x, flatten(fresh))
 			fusedm := map[string]float64{}
 			_ = hits
 			qd := qdata{question: q.Question, srcs: srcs}
