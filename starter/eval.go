@@ -238,6 +238,9 @@ func runEval(ctx context.Context, c client.Client, env config.Env, p evalPlan) [
 	sem := make(chan struct{}, p.parallel)
 	var wg sync.WaitGroup
 	total := len(p.names) * len(p.questions)
+	finished := make(chan struct{})
+	defer close(finished)
+	go warnWithoutWorker(ctx, c, env.TaskQueue, finished)
 	for _, s := range p.names {
 		for _, q := range p.questions {
 			wg.Add(1)
@@ -262,6 +265,33 @@ func runEval(ctx context.Context, c client.Client, env config.Env, p evalPlan) [
 		return runs[i].QuestionID < runs[j].QuestionID
 	})
 	return runs
+}
+
+// workerHintAfter is how long an eval waits for a worker on its task queue before saying none
+// is there: its runs queue up silently until one starts.
+var workerHintAfter = 10 * time.Second
+
+// warnWithoutWorker says once, after workerHintAfter, when no worker polls the task queue the
+// runs wait on (the research command says the same when its progress query goes unanswered).
+func warnWithoutWorker(ctx context.Context, c client.Client, queue string, finished <-chan struct{}) {
+	select {
+	case <-finished:
+		return
+	case <-ctx.Done():
+		return
+	case <-time.After(workerHintAfter):
+	}
+	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	resp, err := c.DescribeTaskQueue(dctx, queue, enumspb.TASK_QUEUE_TYPE_WORKFLOW)
+	if err != nil || len(resp.GetPollers()) > 0 {
+		return
+	}
+	select {
+	case <-finished:
+	default:
+		fmt.Fprintf(stderr, "  no worker is polling task queue %q: the runs wait until one starts ('make run' starts one, or 'go run ./worker' with the same SATED_TASK_QUEUE)\n", queue)
+	}
 }
 
 func printEval(p evalPlan, runs []EvalRun) error {
