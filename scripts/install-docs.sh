@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Installs the real documentation the dev question sets are written against (Debian's
 # sqlite3-doc and python3.11-doc HTML, git-doc for the held-out set, postgresql-doc-15 for the
-# PostgreSQL set); the dev-set and recall-floor tests read them.
+# PostgreSQL set, apache2-doc for the second held-out set); the dev-set and recall-floor tests read them.
 set -euo pipefail
 need=()
 [[ -d /usr/share/doc/sqlite3 && -n $(ls /usr/share/doc/sqlite3/*.html 2>/dev/null | head -n1) ]] || need+=(sqlite3-doc)
 [[ -d /usr/share/doc/python3.11/html ]] || need+=(python3.11-doc)
 [[ -f /usr/share/doc/git-doc/git-reset.html ]] || need+=(git-doc)
 [[ -f /usr/share/doc/postgresql-doc-15/html/index.html ]] || need+=(postgresql-doc-15)
+[[ -f /usr/share/doc/apache2-doc/manual/en/index.html ]] || need+=(apache2-doc)
 if ((${#need[@]} == 0)); then
-  echo "docs: sqlite3-doc, python3.11-doc, git-doc and postgresql-doc-15 present"
+  echo "docs: sqlite3-doc, python3.11-doc, git-doc, postgresql-doc-15 and apache2-doc present"
   exit 0
 fi
 if ! command -v apt-get >/dev/null 2>&1; then

@@ -83,6 +83,9 @@ func TestLoop(t *testing.T) {
 		fmt.Sscan(s, &rounds)
 	}
 	budget := 8000
+	if s := os.Getenv("BUDGET"); s != "" {
+		fmt.Sscan(s, &budget)
+	}
 	limit := config.DefaultResultsPerQuery // as the worker searches
 	if s := os.Getenv("LIMIT"); s != "" {
 		fmt.Sscan(s, &limit)
@@ -463,9 +466,10 @@ func devSets(t *testing.T, withGo bool) []devSet {
 		{"go", filepath.Join(runtime.GOROOT(), "doc"), eval.GoQuestions},
 		{"git", "/usr/share/doc/git-doc", eval.GitQuestions},
 		{"pg", "/usr/share/doc/postgresql-doc-15/html", eval.PGQuestions},
+		{"apache", "/usr/share/doc/apache2-doc/manual/en", eval.ApacheQuestions},
 	} {
-		// the held-out git set runs only when asked for by name
-		if f := os.Getenv("SET"); (f != "" && f != set.name) || (set.name == "go" && !withGo && f != "go") || (set.name == "git" && f != "git") {
+		// the held-out git and apache sets run only when asked for by name
+		if f := os.Getenv("SET"); (f != "" && f != set.name) || (set.name == "go" && !withGo && f != "go") || (set.name == "git" || set.name == "apache") && f != set.name {
 			continue
 		}
 		qs, err := eval.ParseQuestions(bytes.NewReader(set.data))

@@ -32,6 +32,7 @@ const (
 	PythonDocDir = "/usr/share/doc/python3.11/html"
 	GitDocDir    = "/usr/share/doc/git-doc"
 	PGDocDir     = "/usr/share/doc/postgresql-doc-15/html"
+	ApacheDocDir = "/usr/share/doc/apache2-doc/manual/en"
 )
 
 // Limits a question set must keep.
@@ -121,6 +122,7 @@ var devSets = []devSet{
 	{"python", "testdata/python-questions.jsonl", PythonDocDir},
 	{"git", "testdata/git-questions.jsonl", GitDocDir},
 	{"pg", "testdata/pg-questions.jsonl", PGDocDir},
+	{"apache", "testdata/apache-questions.jsonl", ApacheDocDir},
 }
 
 // factPages lists, for each fact of q, the pages any of its patterns matches, and for each

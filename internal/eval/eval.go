@@ -47,6 +47,13 @@ var GitQuestions []byte
 //go:embed testdata/pg-questions.jsonl
 var PGQuestions []byte
 
+// ApacheQuestions is a second held-out question set, over Debian's apache2-doc HTML
+// (/usr/share/doc/apache2-doc/manual/en), written by a helper who never saw the answer's code,
+// after the answer was tuned; never tuned on.
+//
+//go:embed testdata/apache-questions.jsonl
+var ApacheQuestions []byte
+
 // Fact is one gold fact: recalled when any of its case-insensitive patterns matches.
 type Fact struct {
 	Fact     string   `json:"fact"`

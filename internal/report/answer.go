@@ -646,7 +646,7 @@ func selectPassages(cands []candidate, naspects, nsources, budget int) []int {
 			quota := 0
 			for _, k := range mine {
 				c := &cands[k]
-				if c.rel[j] < minQuoteScore || spent+quoteCost(*c) > budget || (quota > 0 && quota+quoteCost(*c) > passageQuota(npicked)) {
+				if c.rel[j] < minQuoteScore || spent+quoteCost(*c) > budget || (quota > 0 && quota+quoteCost(*c) > passageQuota(npicked, budget)) {
 					continue
 				}
 				red := 0.0
@@ -666,9 +666,11 @@ func selectPassages(cands []candidate, naspects, nsources, budget int) []int {
 	return picked
 }
 
-// passageQuota is how many characters the i-th passage chosen (from 0) may quote.
-func passageQuota(i int) int {
-	return int(max(minQuota, firstQuota/(1+quotaDecay*float64(i))))
+// passageQuota is how many characters the i-th passage chosen (from 0) may quote from a
+// findings budget: the quotas scale with the budget, as chosen at the default.
+func passageQuota(i, budget int) int {
+	scale := float64(budget) / DefaultFindingsBudget
+	return int(scale * max(minQuota, firstQuota/(1+quotaDecay*float64(i))))
 }
 
 // gistScores rates each sentence by the weight of its terms in the evidence's centroid: every

@@ -53,8 +53,8 @@ func TestAnswerQuotesALongPassageByItsGist(t *testing.T) {
 	for _, q := range out.Quotes[1] {
 		quoted += len(q)
 	}
-	if quoted > passageQuota(0) || quoted == 0 || quoted > len(b.String())*3/4 {
-		t.Errorf("quoted %d of the long passage's %d characters; the quota is %d", quoted, len(b.String()), passageQuota(0))
+	if quota := passageQuota(0, DefaultFindingsBudget); quoted > quota || quoted == 0 || quoted > len(b.String())*3/4 {
+		t.Errorf("quoted %d of the long passage's %d characters; the quota is %d", quoted, len(b.String()), quota)
 	}
 	if !strings.Contains(out.Body, second) {
 		t.Errorf("the second passage did not get the budget the first left:\n%s", out.Body)
@@ -62,9 +62,13 @@ func TestAnswerQuotesALongPassageByItsGist(t *testing.T) {
 }
 
 func TestPassageQuota(t *testing.T) {
-	for _, c := range []struct{ i, want int }{{0, 2500}, {1, 1923}, {5, 1000}, {10, 625}, {17, 409}, {30, 400}} {
-		if got := passageQuota(c.i); got != c.want {
-			t.Errorf("passageQuota(%d) = %d, want %d", c.i, got, c.want)
+	for _, c := range []struct{ i, budget, want int }{
+		{0, 8000, 2500}, {1, 8000, 1923}, {5, 8000, 1000}, {10, 8000, 625}, {17, 8000, 409}, {30, 8000, 400},
+		// the quotas scale with the budget: a small budget is not spent on two passages
+		{0, 4000, 1250}, {30, 4000, 200}, {0, 16000, 5000}, {1, 16000, 3846},
+	} {
+		if got := passageQuota(c.i, c.budget); got != c.want {
+			t.Errorf("passageQuota(%d, %d) = %d, want %d", c.i, c.budget, got, c.want)
 		}
 	}
 }
