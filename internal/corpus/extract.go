@@ -319,6 +319,40 @@ func linkDense(n *html.Node) bool {
 		n.DataAtom != atom.Div && links >= 20 && float64(linkChars) >= 0.5*float64(allChars))
 }
 
+// languageSwitcher says whether a block lists the page in other languages ("Available
+// Languages: en | fr | ja"): at least two of its links name their language (hreflang), all
+// but one of them do (the page's own language need not), and little text sits outside them.
+func languageSwitcher(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.P, atom.Div, atom.Ul, atom.Ol, atom.Span:
+	default:
+		return false
+	}
+	links, tagged, other := 0, 0, 0
+	var walk func(c *html.Node, inLink bool)
+	walk = func(c *html.Node, inLink bool) {
+		switch {
+		case c.Type == html.TextNode && !inLink:
+			other += len(strings.TrimSpace(c.Data))
+		case c.Type == html.ElementNode && c.DataAtom == atom.A && attr(c, "href") != "":
+			links++
+			inLink = true
+			if attr(c, "hreflang") != "" {
+				tagged++
+			}
+		}
+		for d := c.FirstChild; d != nil; d = d.NextSibling {
+			walk(d, inLink)
+		}
+	}
+	walk(n, false)
+	return tagged >= 2 && tagged >= links-1 && other <= maxSwitcherText
+}
+
+// maxSwitcherText is how much text outside its links a language switcher may hold: a label
+// and separators.
+const maxSwitcherText = 40
+
 func attr(n *html.Node, key string) string {
 	for _, a := range n.Attr {
 		if a.Key == key {
@@ -517,7 +551,7 @@ func (w *htmlText) walk(n *html.Node, pre bool) {
 		if skipped[n.DataAtom] {
 			return
 		}
-		if w.mode == mainContent && !pre && (isChrome(n) || linkDense(n)) {
+		if w.mode == mainContent && !pre && (isChrome(n) || linkDense(n) || languageSwitcher(n)) {
 			return
 		}
 		if n.DataAtom == atom.Br {

@@ -342,3 +342,18 @@ func TestExtractHTMLDropsABookIndex(t *testing.T) {
 	require.NotContains(t, e.body, "Chapter part 3", "the table of contents is gone")
 	require.Contains(t, e.body, "Step 24: run the checkpoint by hand")
 }
+
+func TestExtractHTMLDropsALanguageSwitcher(t *testing.T) {
+	// as the Apache manual heads and ends every page
+	switcher := `<div class="toplang"><p><span>Available Languages: </span><a href="../en/mod/x.html" title="English">&nbsp;en&nbsp;</a> |
+<a href="../fr/mod/x.html" hreflang="fr" rel="alternate">&nbsp;fr&nbsp;</a> |
+<a href="../ja/mod/x.html" hreflang="ja" rel="alternate">&nbsp;ja&nbsp;</a></p></div>`
+	page := `<html><head><title>Expiry</title></head><body><h1>Expiry</h1>` + switcher + `
+<p>Expiry headers are sent only when <a href="#active">ExpiresActive</a> is on; see the <a href="../de/x.html" hreflang="de">German</a> and <a href="../fr/x.html" hreflang="fr">French</a> translations for more.</p>
+` + switcher + `</body></html>`
+	e, err := extract([]byte(page), FormatHTML, "x.html")
+	require.NoError(t, err)
+	require.NotContains(t, e.body, "Available Languages")
+	require.Contains(t, e.body, "Expiry headers are sent only when ExpiresActive is on; see the German and French translations for more.",
+		"prose that links translations is content")
+}
