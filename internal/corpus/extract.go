@@ -320,8 +320,8 @@ func linkDense(n *html.Node) bool {
 }
 
 // languageSwitcher says whether a block lists the page in other languages ("Available
-// Languages: en | fr | ja"): at least two of its links name their language (hreflang), all
-// but one of them do (the page's own language need not), and little text sits outside them.
+// Languages: en | fr | ja"): it has two links or more, all but one of them name their language
+// (hreflang; the page's own language need not), and little text sits outside them.
 func languageSwitcher(n *html.Node) bool {
 	switch n.DataAtom {
 	case atom.P, atom.Div, atom.Ul, atom.Ol, atom.Span:
@@ -346,7 +346,7 @@ func languageSwitcher(n *html.Node) bool {
 		}
 	}
 	walk(n, false)
-	return tagged >= 2 && tagged >= links-1 && other <= maxSwitcherText
+	return links >= 2 && tagged >= 1 && tagged >= links-1 && other <= maxSwitcherText
 }
 
 // maxSwitcherText is how much text outside its links a language switcher may hold: a label

@@ -350,7 +350,8 @@ func TestExtractHTMLDropsALanguageSwitcher(t *testing.T) {
 <a href="../ja/mod/x.html" hreflang="ja" rel="alternate">&nbsp;ja&nbsp;</a></p></div>`
 	page := `<html><head><title>Expiry</title></head><body><h1>Expiry</h1>` + switcher + `
 <p>Expiry headers are sent only when <a href="#active">ExpiresActive</a> is on; see the <a href="../de/x.html" hreflang="de">German</a> and <a href="../fr/x.html" hreflang="fr">French</a> translations for more.</p>
-` + switcher + `</body></html>`
+<div class="bottomlang"><p><span>Available Languages: </span><a href="../en/x.html">en</a> | <a href="../fr/x.html" hreflang="fr">fr</a></p></div>
+</body></html>`
 	e, err := extract([]byte(page), FormatHTML, "x.html")
 	require.NoError(t, err)
 	require.NotContains(t, e.body, "Available Languages")
