@@ -8,4 +8,7 @@
 //   - TestSentences: the same within the passages that hold a fact, per sentence;
 //   - TestPrecision: per search round and rank, the share of results holding a gold fact;
 //   - TestProbe: the top passages for one QUERY.
+//
+// SET picks one set (sqlite, python, pg and go run by default; the held-out git and apache sets
+// only when named), BUDGET the findings budget, LIMIT the results per search.
 package devloop
