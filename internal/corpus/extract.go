@@ -289,34 +289,9 @@ func linkDense(n *html.Node) bool {
 	default:
 		return false
 	}
-	links, linkChars, allChars := 0, 0, 0
-	var walk func(c *html.Node, inLink bool) bool
-	walk = func(c *html.Node, inLink bool) bool {
-		switch {
-		case c.Type == html.TextNode:
-			k := len(strings.TrimSpace(c.Data))
-			allChars += k
-			if inLink {
-				linkChars += k
-			}
-		case c.Type == html.ElementNode && (c.DataAtom == atom.Pre || c.DataAtom == atom.Code):
-			return false
-		case c.Type == html.ElementNode && c.DataAtom == atom.A && attr(c, "href") != "":
-			links++
-			inLink = true
-		}
-		for d := c.FirstChild; d != nil; d = d.NextSibling {
-			if !walk(d, inLink) {
-				return false
-			}
-		}
-		return true
-	}
-	if !walk(n, false) {
-		return false
-	}
-	return allChars > 0 && (links >= 4 && float64(linkChars) >= 0.8*float64(allChars) ||
-		n.DataAtom != atom.Div && links >= 20 && float64(linkChars) >= 0.5*float64(allChars))
+	l := countLinks(n)
+	return !l.code && l.chars > 0 && (l.links >= 4 && float64(l.linkChars) >= 0.8*float64(l.chars) ||
+		n.DataAtom != atom.Div && l.links >= 20 && float64(l.linkChars) >= 0.5*float64(l.chars))
 }
 
 // languageSwitcher says whether a block lists the page in other languages ("Available
@@ -328,17 +303,39 @@ func languageSwitcher(n *html.Node) bool {
 	default:
 		return false
 	}
-	links, tagged, other := 0, 0, 0
+	l := countLinks(n)
+	return l.links >= 2 && l.tagged >= 1 && l.tagged >= l.links-1 && l.chars-l.linkChars <= maxSwitcherText
+}
+
+// maxSwitcherText is how much text outside its links a language switcher may hold: a label
+// and separators.
+const maxSwitcherText = 40
+
+// linkCount is what an element holds: links, those naming their language (hreflang), the
+// characters of text inside links and in all, and whether it holds code (pre or code).
+type linkCount struct {
+	links, tagged, linkChars, chars int
+	code                            bool
+}
+
+func countLinks(n *html.Node) linkCount {
+	var l linkCount
 	var walk func(c *html.Node, inLink bool)
 	walk = func(c *html.Node, inLink bool) {
 		switch {
-		case c.Type == html.TextNode && !inLink:
-			other += len(strings.TrimSpace(c.Data))
+		case c.Type == html.TextNode:
+			k := len(strings.TrimSpace(c.Data))
+			l.chars += k
+			if inLink {
+				l.linkChars += k
+			}
+		case c.Type == html.ElementNode && (c.DataAtom == atom.Pre || c.DataAtom == atom.Code):
+			l.code = true
 		case c.Type == html.ElementNode && c.DataAtom == atom.A && attr(c, "href") != "":
-			links++
+			l.links++
 			inLink = true
 			if attr(c, "hreflang") != "" {
-				tagged++
+				l.tagged++
 			}
 		}
 		for d := c.FirstChild; d != nil; d = d.NextSibling {
@@ -346,12 +343,8 @@ func languageSwitcher(n *html.Node) bool {
 		}
 	}
 	walk(n, false)
-	return links >= 2 && tagged >= 1 && tagged >= links-1 && other <= maxSwitcherText
+	return l
 }
-
-// maxSwitcherText is how much text outside its links a language switcher may hold: a label
-// and separators.
-const maxSwitcherText = 40
 
 func attr(n *html.Node, key string) string {
 	for _, a := range n.Attr {
