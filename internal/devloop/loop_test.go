@@ -69,7 +69,7 @@ func evidenceOf(ctx context.Context, x *corpus.Index, rs []search.Result) []rese
 }
 
 // TestLoop is the offline tuning loop over the dev sets: plan, search, answer and the BM25
-// baseline, without Temporal. Opt-in: SATED_DEVLOOP=1 (SET=sqlite|python|pg|go|git, ROUNDS=n, MISS=1,
+// baseline, without Temporal. Opt-in: SATED_DEVLOOP=1 (SET=sqlite|python|pg|go|git|apache, ROUNDS=n, BUDGET=chars, MISS=1,
 // GATE=novelty threshold of the simulated saturation gate, EXPAND=n pages whose other passages
 // join the evidence with FRAC of their page's rank, NOASPECTS=1, TERMS=first|all,
 // SHOW=question-id, EVK=1 for the evidence recall after each of the first five rounds). The corpora are indexed once into /tmp.
@@ -118,25 +118,19 @@ func TestLoop(t *testing.T) {
 		}()
 		for _, q := range qs {
 			asp, fresh, hits, prev := searchRounds(ctx, t, x, q.Question, max(rounds, strategyRounds), limit)
-			var results []search.Result
 			// the strategies: the answer after the first k rounds
 			answerAt := func(k int) (rep, ev float64) {
-				var rs []search.Result
-				for _, f := range fresh[:min(k, len(fresh))] {
-					rs = append(rs, f...)
-				}
+				rs := flatten(fresh[:min(k, len(fresh))])
 				fused := report.FusedRanks(hits[:min(k, len(hits))], report.RoundWeights(len(hits)))
 				rs = expandPages(ctx, x, rs, fused)
 				srcs := evidenceOf(ctx, x, rs)
 				var pr []float64
-				var b strings.Builder
-				for i, r := range rs {
+				for _, r := range rs {
 					pr = append(pr, fused[r.DocID])
-					b.WriteString(srcs[i].Title + "\n" + srcs[i].Text + "\n\n")
 				}
 				a := report.Answer(report.AnswerInput{Question: q.Question, Aspects: aspOr(asp), Sources: srcs, Budget: budget, Prior: pr, Terms: answerTerms(prev), Topical: topical})
 				rr, tot, _ := eval.FactRecall(a.Body, q.Gold)
-				er, _, _ := eval.FactRecall(b.String(), q.Gold)
+				er, _, _ := eval.FactRecall(readText(srcs), q.Gold)
 				return eval.Recall(rr, tot), eval.Recall(er, tot)
 			}
 			if os.Getenv("EVK") != "" {
@@ -169,15 +163,8 @@ func TestLoop(t *testing.T) {
 			fresh = fresh[:min(rounds, len(fresh))]
 			hits = hits[:min(rounds, len(hits))]
 			prev = prev[:min(rounds, len(prev))]
-			results = results[:0]
-			for _, f := range fresh {
-				results = append(results, f...)
-			}
+			results := flatten(fresh)
 			sources := evidenceOf(ctx, x, results)
-			var evb strings.Builder
-			for _, s := range sources {
-				evb.WriteString(s.Title + "\n" + s.Text + "\n\n")
-			}
 			fused := report.FusedRanks(hits, report.RoundWeights(len(hits)))
 			var prior []float64
 			for _, r := range results {
@@ -186,14 +173,11 @@ func TestLoop(t *testing.T) {
 			ans := report.Answer(report.AnswerInput{Question: q.Question, Aspects: aspOr(asp), Sources: sources, Budget: budget, Prior: prior, Terms: answerTerms(prev), Topical: topical})
 			// baseline: one BM25 query of the raw question, top passages to the budget
 			bres, _ := x.Search(ctx, q.Question, 40)
-			baseline := wholePassages(evidenceOf(ctx, x, bres), nil, budget)
+			bsrcs := evidenceOf(ctx, x, bres)
+			baseline := wholePassages(bsrcs, nil, budget)
 			rr, tot, miss := eval.FactRecall(ans.Body, q.Gold)
-			er, _, _ := eval.FactRecall(evb.String(), q.Gold)
-			var b40 strings.Builder
-			for _, s := range evidenceOf(ctx, x, bres) {
-				b40.WriteString(s.Title + "\n" + s.Text + "\n\n")
-			}
-			b40r, _, _ := eval.FactRecall(b40.String(), q.Gold)
+			er, _, _ := eval.FactRecall(readText(sources), q.Gold)
+			b40r, _, _ := eval.FactRecall(readText(bsrcs), q.Gold)
 			br, _, _ := eval.FactRecall(baseline, q.Gold)
 			vals := [5]float64{eval.Recall(rr, tot), eval.Recall(er, tot), eval.Recall(br, tot), float64(len(prev)), eval.Recall(b40r, tot)}
 			for i := range sums {
@@ -415,6 +399,15 @@ func flatten(rounds [][]search.Result) []search.Result {
 		out = append(out, r...)
 	}
 	return out
+}
+
+// readText is everything the sources say, titles and texts: what evidence recall is scored on.
+func readText(srcs []research.Source) string {
+	var b strings.Builder
+	for _, s := range srcs {
+		b.WriteString(s.Title + "\n" + s.Text + "\n\n")
+	}
+	return b.String()
 }
 
 // byScore is the indexes of sc, best score first (ties in index order).
