@@ -3,6 +3,7 @@ package corpus
 import (
 	"context"
 	"fmt"
+	"strings"
 )
 
 // The fts5vocab table reads the passage index's own term statistics: how many passages hold
@@ -19,7 +20,7 @@ func (x *Index) DocFreq(ctx context.Context, stems []string) (map[string]int, in
 	if err != nil {
 		return nil, 0, err
 	}
-	df, err := x.termCounts(ctx, "vocabulary", `SELECT coalesce(sum(doc), 0) FROM passages_vocab WHERE term = ?`, stems)
+	df, err := x.termCounts(ctx, "vocabulary", `SELECT term, doc FROM passages_vocab WHERE term IN (%s)`, stems)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -30,34 +31,54 @@ func (x *Index) DocFreq(ctx context.Context, stems []string) (map[string]int, in
 // path: the corpus's topic words ("backup", "vacuum") score high, everyday words ("someone",
 // "nightly") zero, however rare.
 func (x *Index) HeadingFreq(ctx context.Context, stems []string) (map[string]int, error) {
-	return x.termCounts(ctx, "heading vocabulary", `SELECT coalesce(sum(doc), 0) FROM passages_vocab_col WHERE term = ? AND col IN ('title', 'heading')`, stems)
+	return x.termCounts(ctx, "heading vocabulary", `SELECT term, sum(doc) FROM passages_vocab_col WHERE term IN (%s) AND col IN ('title', 'heading') GROUP BY term`, stems)
 }
 
-// termCounts runs query (one count for the stem bound to it) once per distinct stem, creating
-// the vocabulary tables on first use; what names the count in errors.
+// termBatch is how many stems one vocabulary query looks up (SQLite allows 32,766 parameters).
+const termBatch = 500
+
+// termCounts counts the distinct stems with query (a format whose %s takes the placeholders of
+// one batch, and which returns each stem found with its count), termBatch stems per query,
+// creating the vocabulary tables on first use; a stem the corpus lacks counts 0. what names the
+// count in errors.
 func (x *Index) termCounts(ctx context.Context, what, query string, stems []string) (map[string]int, error) {
 	x.vocabOnce.Do(func() { _, x.vocabErr = x.db.ExecContext(ctx, vocabSchema) })
 	if x.vocabErr != nil {
 		return nil, fmt.Errorf("corpus %s: vocabulary: %w", x.path, x.vocabErr)
 	}
 	counts := make(map[string]int, len(stems))
-	if len(stems) == 0 {
-		return counts, nil
-	}
-	stmt, err := x.db.PrepareContext(ctx, query)
-	if err != nil {
-		return nil, fmt.Errorf("corpus %s: %s: %w", x.path, what, err)
-	}
-	defer stmt.Close()
+	var distinct []any
 	for _, s := range stems {
-		if _, ok := counts[s]; ok || s == "" {
-			continue
+		if _, ok := counts[s]; !ok && s != "" {
+			counts[s] = 0
+			distinct = append(distinct, s)
 		}
-		var d int
-		if err := stmt.QueryRowContext(ctx, s).Scan(&d); err != nil {
-			return nil, fmt.Errorf("corpus %s: %s %q: %w", x.path, what, s, err)
+	}
+	for len(distinct) > 0 {
+		batch := distinct[:min(termBatch, len(distinct))]
+		distinct = distinct[len(batch):]
+		q := fmt.Sprintf(query, strings.TrimSuffix(strings.Repeat("?,", len(batch)), ","))
+		if err := x.countRows(ctx, q, batch, counts); err != nil {
+			return nil, fmt.Errorf("corpus %s: %s: %w", x.path, what, err)
 		}
-		counts[s] = d
 	}
 	return counts, nil
+}
+
+// countRows reads (term, count) rows into counts.
+func (x *Index) countRows(ctx context.Context, query string, args []any, counts map[string]int) error {
+	rows, err := x.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var term string
+		var n int
+		if err := rows.Scan(&term, &n); err != nil {
+			return err
+		}
+		counts[term] = n
+	}
+	return rows.Err()
 }
