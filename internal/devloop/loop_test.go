@@ -1,6 +1,7 @@
 package devloop
 
 import (
+	"slices"
 	"bytes"
 	"context"
 	"fmt"
@@ -107,6 +108,7 @@ func TestLoop(t *testing.T) {
 			return out
 		}
 		var sums [5]float64
+		var cited [3]int // sources cited, release notes cited, release notes cited holding a fact
 		var csum [5]float64
 		var strat, cstrat [3][3]float64 // fixed-2, fixed-5, saturation: report, evidence, searches
 		nc := 0
@@ -213,6 +215,19 @@ func TestLoop(t *testing.T) {
 					}
 				}
 			}
+			// the cited sources, and those that are release notes (and hold a gold fact)
+			for k, o := range ans.Order {
+				if !strings.Contains(ans.Body, fmt.Sprintf("[%d]", k+1)) {
+					continue
+				}
+				cited[0]++
+				if report.IsReleaseNotes(sources[o-1].Title) {
+					cited[1]++
+					if n, _, _ := eval.FactRecall(sources[o-1].Title+"\n"+sources[o-1].Text, q.Gold); n > 0 {
+						cited[2]++
+					}
+				}
+			}
 			if os.Getenv("SHOW") == q.ID {
 				t.Logf("\n%s", ans.Body)
 				t.Logf("BM25 baseline:\n%s", baseline)
@@ -223,6 +238,7 @@ func TestLoop(t *testing.T) {
 		t.Logf("%s: report %.3f evidence %.3f bm25 %.3f ratio %.2f searches %.1f bm25@40-evidence %.3f | simple report %.3f evidence %.3f bm25 %.3f | complex report %.3f evidence %.3f bm25 %.3f",
 			set.name, sums[0]/n, sums[1]/n, sums[2]/n, sums[0]/sums[2], sums[3]/n, sums[4]/n,
 			(sums[0]-csum[0])/ns, (sums[1]-csum[1])/ns, (sums[2]-csum[2])/ns, csum[0]/fc, csum[1]/fc, csum[2]/fc)
+		t.Logf("%s: %d cited sources, %d of them release notes (%d holding a gold fact)", set.name, cited[0], cited[1], cited[2])
 		for i, name := range []string{"fixed-2", "fixed-5", "saturation"} {
 			t.Logf("%s %-10s report %.3f (%.2fx bm25) evidence %.3f searches %.1f | complex report %.3f evidence %.3f searches %.1f",
 				set.name, name, strat[i][0]/n, strat[i][0]/sums[2], strat[i][1]/n, strat[i][2]/n, cstrat[i][0]/fc, cstrat[i][1]/fc, cstrat[i][2]/fc)
@@ -350,6 +366,9 @@ func gate() float64 {
 // expandPages adds the other passages of the EXPAND best pages (by their best passage's fused
 // rank) to the results, each with FRAC of its page's rank as its own.
 func expandPages(ctx context.Context, x *corpus.Index, rs []search.Result, fused map[string]float64) []search.Result {
+	if nn := os.Getenv("NEIGH"); nn != "" {
+		return expandNeighbours(ctx, x, rs, fused, nn)
+	}
 	var np int
 	fmt.Sscan(os.Getenv("EXPAND"), &np)
 	if np == 0 {
@@ -470,6 +489,46 @@ func devSets(t *testing.T, withGo bool) []devSet {
 			t.Fatal(err)
 		}
 		out = append(out, devSet{set.name, open(t, corpusPath(set.name), set.dir), qs})
+	}
+	return out
+}
+
+// expandNeighbours adds the passages next to the n best-ranked results (NEIGH="n offsets frac").
+func expandNeighbours(ctx context.Context, x *corpus.Index, rs []search.Result, fused map[string]float64, spec string) []search.Result {
+	var n, before, after int
+	frac := 0.5
+	fmt.Sscan(spec, &n, &before, &after, &frac)
+	have := map[string]bool{}
+	for _, r := range rs {
+		have[r.DocID] = true
+	}
+	order := slices.Clone(rs)
+	sort.SliceStable(order, func(a, b int) bool { return fused[order[a].DocID] > fused[order[b].DocID] })
+	out := rs
+	for _, r := range order[:min(n, len(order))] {
+		i := strings.LastIndex(r.DocID, ":")
+		var k int
+		fmt.Sscan(r.DocID[i+1:], &k)
+		for d := -before; d <= after; d++ {
+			if d == 0 {
+				continue
+			}
+			id := fmt.Sprintf("%s:%d", r.DocID[:i], k+d)
+			if have[id] || k+d < 0 {
+				continue
+			}
+			p, err := x.Passage(ctx, id)
+			if err != nil {
+				continue
+			}
+			have[id] = true
+			title := p.Title
+			if p.Heading != "" {
+				title += " — " + p.Heading
+			}
+			out = append(out, search.Result{URL: p.URL, Title: title, Provider: "corpus", DocID: p.ID, Snippet: p.Text[:min(200, len(p.Text))]})
+			fused[p.ID] = frac * fused[r.DocID]
+		}
 	}
 	return out
 }

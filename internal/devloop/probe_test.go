@@ -12,10 +12,11 @@ func TestProbe(t *testing.T) {
 	if q == "" {
 		t.Skip("set QUERY")
 	}
-	path := corpusPath("sqlite")
-	if os.Getenv("SET") == "python" {
-		path = corpusPath("python")
+	set := os.Getenv("SET")
+	if set == "" {
+		set = "sqlite"
 	}
+	path := corpusPath(set)
 	x := open(t, path, "")
 	n := 10
 	rs, err := x.Search(context.Background(), q, n)

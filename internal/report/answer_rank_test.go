@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -126,7 +127,7 @@ func TestSentenceQualityDiscountsLinesWithoutProse(t *testing.T) {
 // ("someone accidentally"); without that vocabulary the everyday words win, as idf says.
 func TestAnswerWeighsTheCorpusTopicWordsOverEverydayOnes(t *testing.T) {
 	sources := []research.Source{
-		{N: 1, Result: search.Result{Title: "Release notes"}, Text: "Someone accidentally reported a crash in the statistics collector."},
+		{N: 1, Result: search.Result{Title: "Crash reports"}, Text: "Someone accidentally reported a crash in the statistics collector."},
 		{N: 2, Result: search.Result{Title: "Continuous archiving"}, Text: "A base backup is what you restore the cluster from."},
 		{N: 3, Result: search.Result{Title: "File system level"}, Text: "Taking a backup of the data directory needs the server stopped."},
 		{N: 4, Result: search.Result{Title: "Dump programs"}, Text: "To restore a dump, feed it to the interactive terminal."},
@@ -170,5 +171,69 @@ func TestTopicScale(t *testing.T) {
 		if got := topicScale(tc.topical, idf)(tc.term); got != tc.want {
 			t.Errorf("%s: scale(%q) = %v, want %v", tc.name, tc.term, got, tc.want)
 		}
+	}
+}
+
+func TestIsReleaseNotes(t *testing.T) {
+	for title, want := range map[string]bool{
+		"E.10. Release 15.11 — E.10.2. Changes":                   true,
+		"What’s New In Python 3.11 — Python 3.11.2 documentation": true,
+		"What's new in 2.4":            true,
+		"Release 3.45.0 On 2024-01-15": true,
+		"Release Notes":                true,
+		"Changelog":                    true,
+		"Changes in version 2.4":       true,
+		"RELEASE SAVEPOINT":            false,
+		"Continuous Archiving and Point-in-Time Recovery (PITR)":         false,
+		"Explicit Locking — 13.3.2. Row-Level Locks":                     false,
+		"What is new about the event MPM? (not a release page, but new)": false,
+	} {
+		if got := IsReleaseNotes(title); got != want {
+			t.Errorf("IsReleaseNotes(%q) = %v, want %v", title, got, want)
+		}
+	}
+}
+
+// Of two passages that answer alike and rank alike, the manual's comes before the release
+// note's, unless the question asks about versions.
+func TestAnswerWeighsReleaseNotesLessUnlessAskedAboutVersions(t *testing.T) {
+	sources := []research.Source{
+		{N: 1, Result: search.Result{Title: "E.4. Release 15.17 — E.4.2. Changes"}, Text: "Fix a crash after a deadlock on a busy standby server."},
+		{N: 2, Result: search.Result{Title: "Concurrency Control — 13.3.4"}, Text: "A deadlock is when two transactions each hold a lock the other wants."},
+	}
+	manualFirst := func(q string) bool {
+		body := Answer(AnswerInput{Question: q, Sources: sources, Budget: 300, Prior: []float64{1, 0.95}}).Body
+		m, r := strings.Index(body, "two transactions"), strings.Index(body, "Fix a crash")
+		if m < 0 || r < 0 {
+			t.Fatalf("%q: both passages should be quoted:\n%s", q, body)
+		}
+		return m < r
+	}
+	if !manualFirst("Why does a deadlock happen?") {
+		t.Error("the release note came before the manual")
+	}
+	if manualFirst("Which release fixed a deadlock?") {
+		t.Error("a question about releases put the manual before the release note")
+	}
+}
+
+// A passage that uses the evidence's own vocabulary is nearer its centroid than one that shares
+// only a word with the question.
+func TestCentroidCosines(t *testing.T) {
+	sources := []research.Source{
+		{N: 1, Result: search.Result{Title: "pg_dump"}, Text: "pg_dump writes a consistent dump of the database to an archive file."},
+		{N: 2, Result: search.Result{Title: "pg_restore"}, Text: "pg_restore reads an archive file made by pg_dump and restores the database."},
+		{N: 3, Result: search.Result{Title: "Dump formats"}, Text: "The custom archive format of pg_dump is compressed and lets pg_restore pick objects."},
+		{N: 4, Result: search.Result{Title: "Dumping large databases"}, Text: "pg_dump can write the archive in parallel jobs and pg_restore reads it back the same way."},
+		{N: 5, Result: search.Result{Title: "pg_dumpall"}, Text: "pg_dumpall writes every database of a cluster, roles included, to one script file."},
+		{N: 6, Result: search.Result{Title: "Statistics"}, Text: "The statistics collector counts the rows each table returned since the server started."},
+	}
+	cands := answerCandidates("How do I make a backup?", sources)
+	cos := centroidCosines(cands, sources, text.Terms("How do I make a backup?"), []float64{1, 0.9, 0.8, 0.7, 0.6, 0.5})
+	if cos[2] <= cos[5] {
+		t.Errorf("the dump-format passage (%.2f) should be nearer the evidence than the statistics one (%.2f)", cos[2], cos[5])
+	}
+	if best := slices.Max(cos); best != 1 {
+		t.Errorf("cosines are not scaled to the best source's: max %.2f", best)
 	}
 }
