@@ -1,13 +1,13 @@
 package devloop
 
 import (
-	"slices"
 	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
