@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -235,5 +236,35 @@ func TestCentroidCosines(t *testing.T) {
 	}
 	if best := slices.Max(cos); best != 1 {
 		t.Errorf("cosines are not scaled to the best source's: max %.2f", best)
+	}
+}
+
+func TestPageSupport(t *testing.T) {
+	src := func(url string) research.Source { return research.Source{Result: search.Result{URL: url}} }
+	sources := []research.Source{src("file:///a.html#one"), src("file:///b.html#x"), src("file:///a.html#two"), src("file:///c.html")}
+	got := pageSupport(sources, []float64{1, 1, 0.5, 0.25})
+	want := []float64{1, 1 / 1.5, 1, 0.25 / 1.5}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-9 {
+			t.Errorf("source %d: support %.3f, want %.3f", i, got[i], want[i])
+		}
+	}
+	if got := pageSupport(sources, nil); got != nil {
+		t.Errorf("without a prior: %v, want nil", got)
+	}
+}
+
+// Of two passages the searches ranked alike, the one whose page the searches returned more
+// of is quoted first.
+func TestAnswerPrefersThePageTheSearchesReturnedMostOf(t *testing.T) {
+	sources := []research.Source{
+		{N: 1, Result: search.Result{URL: "file:///misc.html#timeouts", Title: "Miscellaneous"}, Text: "The statement timeout aborts any statement waiting longer than the given time."},
+		{N: 2, Result: search.Result{URL: "file:///locks.html#wait", Title: "Lock waits"}, Text: "The lock timeout aborts a wait for a lock that lasts longer than the given time."},
+		{N: 3, Result: search.Result{URL: "file:///locks.html#deadlock", Title: "Lock waits"}, Text: "A deadlock check runs after a lock wait of one second."},
+	}
+	body := Answer(AnswerInput{Question: "How do I stop a statement from waiting forever?", Sources: sources, Budget: 400, Prior: []float64{1, 1, 1}}).Body
+	m, l := strings.Index(body, "statement timeout aborts"), strings.Index(body, "lock timeout aborts")
+	if l < 0 || (m >= 0 && m < l) {
+		t.Errorf("the page with one hit came first:\n%s", body)
 	}
 }
