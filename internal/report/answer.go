@@ -395,10 +395,7 @@ func matchWeight(want []string, have map[string]bool, idf map[string]float64, mi
 func scoreCandidates(cands []candidate, sources []research.Source, qterms []string, aterms [][]string, idf map[string]float64, extra []string, prior []float64, scale func(string) float64) {
 	missing := missingWeight(idf)
 	passage := passageScores(cands, sources, qterms, aterms, text.Terms(strings.Join(extra, " ")), scale)
-	top := 0.0
-	for _, p := range prior {
-		top = max(top, p)
-	}
+	top := maxOrZero(prior)
 	for i := range passage {
 		if i < len(prior) && top > 0 {
 			for j := range passage[i] {
@@ -739,10 +736,7 @@ func gistScores(cands []candidate, qterms []string, prior []float64, nsources in
 			df[t]++
 		}
 	}
-	top := 0.0
-	for _, p := range prior {
-		top = max(top, p)
-	}
+	top := maxOrZero(prior)
 	n := float64(nsources)
 	centroid := map[string]float64{}
 	for i, ts := range srcTerms {
@@ -992,10 +986,7 @@ func centroidCosines(cands []candidate, sources []research.Source, qterms []stri
 			df[t]++
 		}
 	}
-	top := 0.0
-	for _, p := range prior {
-		top = max(top, p)
-	}
+	top := maxOrZero(prior)
 	centroid := map[string]float64{}
 	for i := range vec {
 		norm := 0.0
@@ -1041,10 +1032,7 @@ func centroidCosines(cands []candidate, sources []research.Source, qterms []stri
 // with several well-ranked passages scores above one with a single hit. nil without a prior:
 // then nothing tells a well-ranked passage.
 func pageSupport(sources []research.Source, prior []float64) []float64 {
-	top := 0.0
-	for _, p := range prior {
-		top = max(top, p)
-	}
+	top := maxOrZero(prior)
 	if top == 0 {
 		return nil
 	}
@@ -1061,7 +1049,7 @@ func pageSupport(sources []research.Source, prior []float64) []float64 {
 	for _, v := range sum {
 		best = max(best, v)
 	}
-	if best == 0 {
+	if best <= 0 {
 		return nil
 	}
 	out := make([]float64, len(sources))
@@ -1069,4 +1057,13 @@ func pageSupport(sources []research.Source, prior []float64) []float64 {
 		out[i] = sum[u] / best
 	}
 	return out
+}
+
+// maxOrZero is the largest of xs, 0 when there are none (or all are below 0).
+func maxOrZero(xs []float64) float64 {
+	m := 0.0
+	for _, x := range xs {
+		m = max(m, x)
+	}
+	return m
 }
