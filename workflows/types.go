@@ -64,7 +64,8 @@ type Progress struct {
 	ReportPath    string         `json:"report_path,omitempty"`
 	Usage         research.Usage `json:"usage"`
 	Notes         []string       `json:"notes,omitempty"`
-	// Coverage is, per aspect of the question, the share of its terms the evidence holds (0-1).
+	// Coverage is, per aspect of the question, the largest share of its terms one evidence text
+	// holds (0-1; plan.AspectCoverage).
 	Coverage []float64 `json:"coverage,omitempty"`
 	// Enrichment is every enrichment decision: fetched, failed, replacement, skipped (with overlap).
 	Enrichment []research.Enrichment `json:"enrichment,omitempty"`

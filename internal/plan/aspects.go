@@ -300,8 +300,10 @@ func NearDuplicate(query string, previous []string) bool {
 	return false
 }
 
-// AspectCoverage is, per aspect, the share of its terms the evidence holds together: a term
-// counts when a text holding it also holds another of the aspect's terms (0-1).
+// AspectCoverage is, per aspect, the largest share of its terms one evidence text holds (0-1),
+// a text counting only when it holds two or more of them: a passage that answers an aspect
+// names most of its terms together, while terms scattered over unrelated texts ("images" in a
+// hotlinking recipe, "month" in a log-rotation one) answer nothing.
 func AspectCoverage(aspects []Aspect, evidence []string) []float64 {
 	sets := make([]map[string]bool, len(evidence))
 	for i, e := range evidence {
@@ -312,26 +314,24 @@ func AspectCoverage(aspects []Aspect, evidence []string) []float64 {
 	}
 	out := make([]float64, len(aspects))
 	for j, a := range aspects {
-		terms := text.Terms(a.Text)
+		terms := text.Distinct(text.Terms(a.Text))
 		if len(terms) == 0 {
 			out[j] = 1
 			continue
 		}
-		covered := map[string]bool{}
+		best := 0
 		for _, s := range sets {
-			var in []string
+			n := 0
 			for _, t := range terms {
 				if s[t] {
-					in = append(in, t)
+					n++
 				}
 			}
-			if len(in) >= min(2, len(terms)) {
-				for _, t := range in {
-					covered[t] = true
-				}
+			if n >= min(2, len(terms)) {
+				best = max(best, n)
 			}
 		}
-		out[j] = math.Round(100*float64(len(covered))/float64(len(terms))) / 100
+		out[j] = math.Round(100*float64(best)/float64(len(terms))) / 100
 	}
 	return out
 }

@@ -139,6 +139,12 @@ func TestAspectCoverage(t *testing.T) {
 	if cov[0] != 1 || cov[1] != 0 {
 		t.Errorf("coverage = %v, want [1 0]", cov)
 	}
+	// terms scattered over texts that each answer something else are not an answer
+	cov = AspectCoverage([]Aspect{{Text: "keep images and stylesheets for a month, compressed"}},
+		[]string{"Keep other sites from using your images inline.", "Rotate the log every month; old logs are compressed.", "Stylesheets are static files."})
+	if cov[0] != 0.4 {
+		t.Errorf("scattered coverage = %v, want [0.4] (two of five terms in one text)", cov)
+	}
 }
 
 // The index splits identifiers into their parts: "sync.Mutex" is in the corpus when "sync" and
