@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -165,8 +166,9 @@ func Answer(in AnswerInput) AnswerOutput {
 			aterms[j] = qterms
 		}
 	}
-	scoreCandidates(cands, in.Sources, qterms, aterms, idf, in.Terms, in.Prior, scale)
-	gistScores(cands, qterms, in.Prior, len(in.Sources))
+	ix := newSourceIndex(cands, in.Sources)
+	scoreCandidates(cands, in.Sources, ix, qterms, aterms, idf, in.Terms, in.Prior, scale)
+	gistScores(cands, ix, qterms, in.Prior)
 	picked := selectPassages(cands, len(aspects), len(in.Sources), budget)
 	body, order, quotes := renderAnswer(aspects, in.Sources, cands, picked)
 	return AnswerOutput{Body: body, Order: order, Quotes: quotes, Coverage: coverage(aspects, aterms, cands, picked, idf)}
@@ -392,9 +394,9 @@ func matchWeight(want []string, have map[string]bool, idf map[string]float64, mi
 // among all sources (BM25), and how much of the aspect and the question it names itself. A
 // sentence of a strong passage counts even when it repeats none of the question's words: facts
 // ("The default is 1000 pages.") seldom do.
-func scoreCandidates(cands []candidate, sources []research.Source, qterms []string, aterms [][]string, idf map[string]float64, extra []string, prior []float64, scale func(string) float64) {
+func scoreCandidates(cands []candidate, sources []research.Source, ix sourceIndex, qterms []string, aterms [][]string, idf map[string]float64, extra []string, prior []float64, scale func(string) float64) {
 	missing := missingWeight(idf)
-	passage := passageScores(cands, sources, qterms, aterms, text.Terms(strings.Join(extra, " ")), scale)
+	passage := passageScores(ix, qterms, aterms, text.Terms(strings.Join(extra, " ")), scale)
 	top := maxOrZero(prior)
 	for i := range passage {
 		if i < len(prior) && top > 0 {
@@ -405,7 +407,7 @@ func scoreCandidates(cands []candidate, sources []research.Source, qterms []stri
 	}
 	// a passage near the evidence's centre of gravity (what most of the well-ranked passages
 	// are about) is on the question's topic, whatever words it uses
-	cen := centroidCosines(cands, sources, qterms, prior)
+	cen := centroidCosines(ix, qterms, prior)
 	for i := range passage {
 		for j := range passage[i] {
 			passage[i][j] = (1-weightCentroid)*passage[i][j] + weightCentroid*cen[i]
@@ -431,7 +433,7 @@ func scoreCandidates(cands []candidate, sources []research.Source, qterms []stri
 		// an aspect is asked of the question's subject: a passage that answers the aspect's
 		// words about something else ("what does it cost" -> an edit-distance cost table)
 		// weighs as much less as it misses the question's other words
-		whole := passageScores(cands, sources, qterms, [][]string{qterms}, nil, scale)
+		whole := passageScores(ix, qterms, [][]string{qterms}, nil, scale)
 		for i := range passage {
 			for j := range passage[i] {
 				passage[i][j] *= topicFloor + (1-topicFloor)*whole[i][0]
@@ -466,37 +468,51 @@ func scoreCandidates(cands []candidate, sources []research.Source, qterms []stri
 	}
 }
 
-// passageScores is, per source and aspect, the source's BM25 score for the aspect's terms (the
-// question's other terms and the feedback terms weigh less) over the quotable text and title of
-// all sources, divided by the best source's. scale weighs each term (topicScale).
-func passageScores(cands []candidate, sources []research.Source, qterms []string, aterms [][]string, extra []string, scale func(string) float64) [][]float64 {
+// sourceIndex is what the passage weights read of the sources, counted once per answer: per
+// source, its terms' counts over its quotable sentences and its title's terms; and the BM25
+// statistics over both (the title counting titleBoost times).
+type sourceIndex struct {
+	body   []map[string]float64
+	title  [][]string
+	tf     []map[string]float64 // body and title, the title boosted
+	length []float64
+	df     map[string]int
+	avg    float64
+}
+
+func newSourceIndex(cands []candidate, sources []research.Source) sourceIndex {
 	n := len(sources)
-	tf := make([]map[string]float64, n)
-	length := make([]float64, n)
-	for i := range tf {
-		tf[i] = map[string]float64{}
+	ix := sourceIndex{body: make([]map[string]float64, n), title: make([][]string, n), tf: make([]map[string]float64, n), length: make([]float64, n), df: map[string]int{}}
+	for i := range ix.body {
+		ix.body[i] = map[string]float64{}
 	}
 	for _, c := range cands {
 		for _, t := range c.terms {
-			tf[c.src][t]++
+			ix.body[c.src][t]++
 		}
-		length[c.src] += float64(len(c.terms))
+		ix.length[c.src] += float64(len(c.terms))
 	}
 	for i, s := range sources {
-		for _, t := range text.Terms(s.Title) {
-			tf[i][t] += titleBoost
-			length[i] += titleBoost
+		ix.title[i] = text.Terms(s.Title)
+		ix.tf[i] = maps.Clone(ix.body[i])
+		for _, t := range ix.title[i] {
+			ix.tf[i][t] += titleBoost
+			ix.length[i] += titleBoost
 		}
-	}
-	df := map[string]int{}
-	avg := 0.0
-	for i := range tf {
-		for t := range tf[i] {
-			df[t]++
+		for t := range ix.tf[i] {
+			ix.df[t]++
 		}
-		avg += length[i]
+		ix.avg += ix.length[i]
 	}
-	avg = max(avg/float64(max(n, 1)), 1)
+	ix.avg = max(ix.avg/float64(max(n, 1)), 1)
+	return ix
+}
+
+// passageScores is, per source and aspect, the source's BM25 score for the aspect's terms (the
+// question's other terms and the feedback terms weigh less) over the quotable text and title of
+// all sources, divided by the best source's. scale weighs each term (topicScale).
+func passageScores(ix sourceIndex, qterms []string, aterms [][]string, extra []string, scale func(string) float64) [][]float64 {
+	n, tf, length, df, avg := len(ix.tf), ix.tf, ix.length, ix.df, ix.avg
 	out := make([][]float64, n)
 	for i := range out {
 		out[i] = make([]float64, len(aterms))
@@ -720,26 +736,17 @@ func passageQuota(i, budget int) int {
 // gistScores rates each sentence by the weight of its terms in the evidence's centroid: every
 // source's terms weighted by idf and by how highly the searches ranked the source, plus the
 // question's terms, per root of the sentence's length.
-func gistScores(cands []candidate, qterms []string, prior []float64, nsources int) {
+func gistScores(cands []candidate, ix sourceIndex, qterms []string, prior []float64) {
 	df := map[string]float64{}
-	srcTerms := make([]map[string]bool, nsources)
-	for i := range srcTerms {
-		srcTerms[i] = map[string]bool{}
-	}
-	for _, c := range cands {
-		for _, t := range c.terms {
-			srcTerms[c.src][t] = true
-		}
-	}
-	for _, ts := range srcTerms {
+	for _, ts := range ix.body {
 		for t := range ts {
 			df[t]++
 		}
 	}
 	top := maxOrZero(prior)
-	n := float64(nsources)
+	n := float64(len(ix.body))
 	centroid := map[string]float64{}
-	for i, ts := range srcTerms {
+	for i, ts := range ix.body {
 		w := 1.0
 		if i < len(prior) && top > 0 {
 			w = prior[i] / top
@@ -966,18 +973,13 @@ func asksAboutVersions(qterms []string) bool {
 // centroidCosines is each source's cosine to the evidence's Rocchio centroid (the sources'
 // tf-idf vectors over their quotable text and title, each weighted by its search prior, plus
 // the question's terms), divided by the best source's.
-func centroidCosines(cands []candidate, sources []research.Source, qterms []string, prior []float64) []float64 {
-	n := len(sources)
+func centroidCosines(ix sourceIndex, qterms []string, prior []float64) []float64 {
+	n := len(ix.body)
 	vec := make([]map[string]float64, n)
 	for i := range vec {
-		vec[i] = map[string]float64{}
-		for _, t := range text.Terms(sources[i].Title) {
+		vec[i] = maps.Clone(ix.body[i])
+		for _, t := range ix.title[i] {
 			vec[i][t]++
-		}
-	}
-	for _, c := range cands {
-		for _, t := range c.terms {
-			vec[c.src][t]++
 		}
 	}
 	df := map[string]float64{}

@@ -230,7 +230,7 @@ func TestCentroidCosines(t *testing.T) {
 		{N: 6, Result: search.Result{Title: "Statistics"}, Text: "The statistics collector counts the rows each table returned since the server started."},
 	}
 	cands := answerCandidates("How do I make a backup?", sources)
-	cos := centroidCosines(cands, sources, text.Terms("How do I make a backup?"), []float64{1, 0.9, 0.8, 0.7, 0.6, 0.5})
+	cos := centroidCosines(newSourceIndex(cands, sources), text.Terms("How do I make a backup?"), []float64{1, 0.9, 0.8, 0.7, 0.6, 0.5})
 	if cos[2] <= cos[5] {
 		t.Errorf("the dump-format passage (%.2f) should be nearer the evidence than the statistics one (%.2f)", cos[2], cos[5])
 	}
