@@ -400,15 +400,20 @@ func expandPages(ctx context.Context, x *corpus.Index, rs []search.Result, fused
 			if have[p.ID] {
 				continue
 			}
-			title := p.Title
-			if p.Heading != "" {
-				title += " — " + p.Heading
-			}
-			out = append(out, search.Result{URL: p.URL, Title: title, Provider: "corpus", DocID: p.ID, Snippet: p.Text[:min(200, len(p.Text))]})
+			out = append(out, expansionResult(p))
 			fused[p.ID] = frac * best[pg]
 		}
 	}
 	return out
+}
+
+// expansionResult is a passage the searches did not return, as a result of the corpus.
+func expansionResult(p corpus.Passage) search.Result {
+	title := p.Title
+	if p.Heading != "" {
+		title += " — " + p.Heading
+	}
+	return search.Result{URL: p.URL, Title: title, Provider: "corpus", DocID: p.ID, Snippet: p.Text[:min(200, len(p.Text))]}
 }
 
 // flatten is every round's results in round order.
@@ -522,11 +527,7 @@ func expandNeighbours(ctx context.Context, x *corpus.Index, rs []search.Result, 
 				continue
 			}
 			have[id] = true
-			title := p.Title
-			if p.Heading != "" {
-				title += " — " + p.Heading
-			}
-			out = append(out, search.Result{URL: p.URL, Title: title, Provider: "corpus", DocID: p.ID, Snippet: p.Text[:min(200, len(p.Text))]})
+			out = append(out, expansionResult(p))
 			fused[p.ID] = frac * fused[r.DocID]
 		}
 	}
