@@ -73,7 +73,10 @@ func evidenceOf(ctx context.Context, x *corpus.Index, rs []search.Result) []rese
 // baseline, without Temporal. Opt-in: SATED_DEVLOOP=1 (SET=sqlite|python|pg|go|git|apache, ROUNDS=n, BUDGET=chars, MISS=1,
 // GATE=novelty threshold of the simulated saturation gate, EXPAND=n pages whose other passages
 // join the evidence with FRAC of their page's rank, NOASPECTS=1, TERMS=first|all,
-// SHOW=question-id, EVK=1 for the evidence recall after each of the first five rounds). The corpora are indexed once into /tmp.
+// SHOW=question-id, EVK=1 for the evidence recall after each of the first five rounds, MINR=n
+// for the simulated gate's minimum rounds, CITED=1 for the recall of the cited sources quoted in
+// full). Each set also reports its questions binned by how much the baseline finds
+// (difficulty). The corpora are indexed once into /tmp.
 func TestLoop(t *testing.T) {
 	if os.Getenv("SATED_DEVLOOP") != "1" {
 		t.Skip("offline tuning loop: set SATED_DEVLOOP=1")
@@ -109,9 +112,11 @@ func TestLoop(t *testing.T) {
 		}
 		var sums [5]float64
 		var cited [3]int // sources cited, release notes cited, release notes cited holding a fact
+		citedRecall := 0.0
 		var csum [5]float64
 		var strat, cstrat [3][3]float64 // fixed-2, fixed-5, saturation: report, evidence, searches
 		nc := 0
+		var bins [3][3]float64 // per difficulty (difficulty): questions, report, bm25
 		var evk [5]float64
 		defer func() {
 			if os.Getenv("EVK") != "" {
@@ -185,6 +190,10 @@ func TestLoop(t *testing.T) {
 			for i := range sums {
 				sums[i] += vals[i]
 			}
+			d := difficulty(vals[2])
+			bins[d][0]++
+			bins[d][1] += vals[0]
+			bins[d][2] += vals[2]
 			if strings.HasPrefix(q.ID, "c-") {
 				nc++
 				for i := range csum {
@@ -215,6 +224,17 @@ func TestLoop(t *testing.T) {
 					}
 				}
 			}
+			if os.Getenv("CITED") != "" {
+				// the facts the cited sources hold whole: what quoting them in full would recall
+				var whole []research.Source
+				for k, o := range ans.Order {
+					if strings.Contains(ans.Body, fmt.Sprintf("[%d]", k+1)) {
+						whole = append(whole, sources[o-1])
+					}
+				}
+				cr, _, _ := eval.FactRecall(readText(whole), q.Gold)
+				citedRecall += eval.Recall(cr, tot) / float64(len(qs))
+			}
 			// the cited sources, and those that are release notes (and hold a gold fact)
 			for k, o := range ans.Order {
 				if !strings.Contains(ans.Body, fmt.Sprintf("[%d]", k+1)) {
@@ -239,6 +259,14 @@ func TestLoop(t *testing.T) {
 			set.name, sums[0]/n, sums[1]/n, sums[2]/n, sums[0]/sums[2], sums[3]/n, sums[4]/n,
 			(sums[0]-csum[0])/ns, (sums[1]-csum[1])/ns, (sums[2]-csum[2])/ns, csum[0]/fc, csum[1]/fc, csum[2]/fc)
 		t.Logf("%s: %d cited sources, %d of them release notes (%d holding a gold fact)", set.name, cited[0], cited[1], cited[2])
+		for d, name := range []string{"finds nothing", "finds under 0.4", "finds 0.4 or more"} {
+			if b := bins[d]; b[0] > 0 {
+				t.Logf("%s: where bm25 %s: %2.0f questions, report %.3f bm25 %.3f", set.name, name, b[0], b[1]/b[0], b[2]/b[0])
+			}
+		}
+		if os.Getenv("CITED") != "" {
+			t.Logf("%s: the cited sources in full hold %.3f of the facts", set.name, citedRecall)
+		}
 		for i, name := range []string{"fixed-2", "fixed-5", "saturation"} {
 			t.Logf("%s %-10s report %.3f (%.2fx bm25) evidence %.3f searches %.1f | complex report %.3f evidence %.3f searches %.1f",
 				set.name, name, strat[i][0]/n, strat[i][0]/sums[2], strat[i][1]/n, strat[i][2]/n, cstrat[i][0]/fc, cstrat[i][1]/fc, cstrat[i][2]/fc)
@@ -246,6 +274,18 @@ func TestLoop(t *testing.T) {
 		t.Logf("%s saturation vs fixed-5: report %+.3f with %.0f%% of its searches; complex saturation vs fixed-2: %.2fx",
 			set.name, (strat[2][0]-strat[1][0])/n, 100*strat[2][2]/strat[1][2], cstrat[2][0]/cstrat[0][0])
 	}
+}
+
+// difficulty bins a question by the baseline's recall: 0 where the search box finds none of
+// its facts, 1 where it finds some (under 0.4), 2 where it finds 0.4 or more.
+func difficulty(bm25 float64) int {
+	switch {
+	case bm25 == 0:
+		return 0
+	case bm25 < 0.4:
+		return 1
+	}
+	return 2
 }
 
 // strategyRounds is how many rounds the strategy comparison runs: fixed-5's.
@@ -281,7 +321,7 @@ func simulateSaturation(question string, aspects []string, fresh [][]search.Resu
 				Known: known, KnownRounds: accepted}).Score
 		}
 		scores = append(scores, score)
-		if k+1 > gateMinRounds && score < gate() {
+		if k+1 > minRounds() && score < gate() {
 			return accepted, k + 1, scores
 		}
 		known = append(known, texts(fresh[k])...)
@@ -353,6 +393,14 @@ func aspOr(a []string) []string {
 		return nil
 	}
 	return a
+}
+
+func minRounds() int {
+	m := gateMinRounds
+	if s := os.Getenv("MINR"); s != "" {
+		fmt.Sscan(s, &m)
+	}
+	return m
 }
 
 func gate() float64 {
