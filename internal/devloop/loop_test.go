@@ -248,7 +248,7 @@ func TestLoop(t *testing.T) {
 					}
 				}
 			}
-			if os.Getenv("SHOW") == q.ID {
+			if s := os.Getenv("SHOW"); s == q.ID || s == "all" {
 				t.Logf("\n%s", ans.Body)
 				t.Logf("BM25 baseline:\n%s", baseline)
 			}
