@@ -332,7 +332,7 @@ func printProgress(p workflows.Progress, v *progressView) {
 			fmt.Fprintf(stderr, "           %s\n", r.Note)
 		}
 		if *shown == len(p.Rounds)-1 && len(p.Coverage) > 1 {
-			fmt.Fprintf(stderr, "           coverage by aspect: %s\n", coverageLine(p.Coverage))
+			fmt.Fprintf(stderr, "           coverage by aspect (its words one evidence passage holds): %s\n", coverageLine(p.Coverage))
 		}
 	}
 	if len(p.Diagnosis) > 0 && !v.diagnosisSeen {

@@ -199,7 +199,9 @@ func writeCoverage(b *strings.Builder, cov []AspectCoverage) {
 	if len(cov) < 2 {
 		return
 	}
-	b.WriteString("## Coverage\n\n| Aspect | Coverage | Findings |\n|---|---|---|\n")
+	b.WriteString("## Coverage\n\nThe share of each aspect's words the findings name, all their quotes together " +
+		"(the progress line's figure is the share one evidence passage holds).\n\n" +
+		"| Aspect | Coverage | Findings |\n|---|---|---|\n")
 	for _, c := range cov {
 		fmt.Fprintf(b, "| %s | %.0f%% | %d |\n", strings.ReplaceAll(escapeInline(oneLine(c.Aspect)), "|", "\\|"), 100*c.Coverage, c.Findings)
 	}

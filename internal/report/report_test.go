@@ -311,3 +311,17 @@ func TestSourcesNameThePassageOfASharedSection(t *testing.T) {
 		}
 	}
 }
+
+// The coverage table says what it measures, so a reader does not take it for the progress
+// line's figure (the best single evidence passage's share), and it is left out for a question
+// of one aspect.
+func TestMarkdownCoverageSaysWhatItMeasures(t *testing.T) {
+	d := sampleData()
+	d.Coverage = []AspectCoverage{{Aspect: "What | is a gate", Coverage: 0.56, Findings: 3}, {Aspect: "when does it stop", Coverage: 0, Findings: 0}}
+	md := Markdown(d)
+	assert.Contains(t, md, "## Coverage\n\nThe share of each aspect's words the findings name, all their quotes together")
+	assert.Contains(t, md, "| What \\| is a gate | 56% | 3 |\n| when does it stop | 0% | 0 |\n")
+	assert.Less(t, strings.Index(md, "## Findings"), strings.Index(md, "## Coverage"))
+	d.Coverage = d.Coverage[:1]
+	assert.NotContains(t, Markdown(d), "## Coverage")
+}
