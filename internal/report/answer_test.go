@@ -163,3 +163,28 @@ func TestAnswerGivesAThinAspectNoSectionOfItsOwn(t *testing.T) {
 		t.Errorf("the answer lost the passage that answers:\n%s", out.Body)
 	}
 }
+
+func TestAnswerLabelsSourcesWhoseTitleNamesTheQuestion(t *testing.T) {
+	src := func(n int, title, body string) research.Source {
+		return research.Source{N: n, Result: search.Result{Title: title}, Text: body}
+	}
+	sources := []research.Source{
+		src(1, "SQLite docs — Write-ahead log > Checkpoints", "By default a checkpoint runs when the WAL reaches 1000 pages. An application can also run one itself."),
+		src(2, "SQLite docs — Write-ahead log > Automatic checkpoints", "The automatic checkpoint threshold can be changed with a pragma or turned off altogether."),
+		src(3, "SQLite docs — Locking", "A checkpoint needs every reader of the old content of the log to finish before the log restarts."),
+		src(4, "SQLite docs — Pragmas", "Most settings of a connection are changed with a pragma statement."),
+	}
+	out := Answer(AnswerInput{Question: "When does a write-ahead log checkpoint run?", Sources: sources})
+	// the page's title introduces its first passage, its other passages only their own heading;
+	// the part every title shares says nothing, and a title naming none of the question no label
+	for _, want := range []string{"- **Write-ahead log — Checkpoints** [1]", "- **Automatic checkpoints** [2]"} {
+		if !strings.Contains(out.Body, want) {
+			t.Errorf("body lacks the label %q:\n%s", want, out.Body)
+		}
+	}
+	for _, bad := range []string{"SQLite docs", "**Locking**"} {
+		if strings.Contains(out.Body, bad) {
+			t.Errorf("body holds %q:\n%s", bad, out.Body)
+		}
+	}
+}
