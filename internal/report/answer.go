@@ -833,7 +833,12 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 				order = append(order, sources[s].N)
 			}
 			if l := newLabel(labels[s], shown); l != "" {
-				fmt.Fprintf(&b, "- **%s** [%d]\n", escapeQuote(l), n)
+				// a line of its own, not a finding's bullet; the blank line before it keeps
+				// Markdown from reading it as the previous bullet's continuation
+				if !strings.HasSuffix(b.String(), "\n\n") && b.Len() > 0 {
+					b.WriteByte('\n')
+				}
+				fmt.Fprintf(&b, "**%s** [%d]\n", escapeQuote(l), n)
 			}
 			ps := bySrc[s]
 			slices.SortFunc(ps, func(x, y int) int { return cands[x].idx - cands[y].idx })

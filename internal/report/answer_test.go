@@ -177,12 +177,12 @@ func TestAnswerLabelsSourcesWhoseTitleNamesTheQuestion(t *testing.T) {
 	out := Answer(AnswerInput{Question: "When does a write-ahead log checkpoint run?", Sources: sources})
 	// the page's title introduces its first passage, its other passages only their own heading;
 	// the part every title shares says nothing, and a title naming none of the question no label
-	for _, want := range []string{"- **Write-ahead log — Checkpoints** [1]", "- **Automatic checkpoints** [2]"} {
+	for _, want := range []string{"**Write-ahead log — Checkpoints** [1]\n- ", "\n\n**Automatic checkpoints** [2]\n- "} {
 		if !strings.Contains(out.Body, want) {
 			t.Errorf("body lacks the label %q:\n%s", want, out.Body)
 		}
 	}
-	for _, bad := range []string{"SQLite docs", "**Locking**"} {
+	for _, bad := range []string{"SQLite docs", "**Locking**", "- **"} {
 		if strings.Contains(out.Body, bad) {
 			t.Errorf("body holds %q:\n%s", bad, out.Body)
 		}
