@@ -123,6 +123,7 @@ var devSets = []devSet{
 	{"git", "testdata/git-questions.jsonl", GitDocDir},
 	{"pg", "testdata/pg-questions.jsonl", PGDocDir},
 	{"apache", "testdata/apache-questions.jsonl", ApacheDocDir},
+	{"pgdocs", "testdata/pgdocs-questions.jsonl", PGDocDir},
 }
 
 // factPages lists, for each fact of q, the pages any of its patterns matches, and for each

@@ -54,6 +54,14 @@ var PGQuestions []byte
 //go:embed testdata/apache-questions.jsonl
 var ApacheQuestions []byte
 
+// PGDocsQuestions is a third held-out question set, over the same postgresql-doc-15 HTML as
+// PGQuestions but phrased in the documentation's general vocabulary ("index", "vacuum",
+// "replication") without naming the setting or function that answers, as a practitioner asks a
+// search box; written by a helper who never saw the engine's code, never tuned on.
+//
+//go:embed testdata/pgdocs-questions.jsonl
+var PGDocsQuestions []byte
+
 // Fact is one gold fact: recalled when any of its case-insensitive patterns matches.
 type Fact struct {
 	Fact     string   `json:"fact"`
