@@ -670,10 +670,12 @@ func FusedRanks(ranks [][]string, weights []float64) map[string]float64 {
 
 // selectPassages takes passages round-robin over the aspects, each time the best one left for
 // that aspect, and quotes every sentence of it worth quoting (not a repeat of a picked one),
-// until the budget is spent. A passage's label (labels, per source) is charged to the budget
-// when it is taken.
-func selectPassages(cands []candidate, labels [][]string, naspects, budget int) []int {
-	nsources := len(labels)
+// until the budget is spent. A passage's label (labels.of, when labels.from says its aspect's
+// labels have begun) is charged to the budget when it is taken: within an aspect, passages are
+// taken in the order the findings show them.
+func selectPassages(cands []candidate, labels labelling, naspects, budget int) []int {
+	nsources := len(labels.of)
+	labelled := make([]bool, naspects) // an aspect whose findings show labels from here on
 	bySrc := make([][]int, nsources)
 	for k, c := range cands {
 		bySrc[c.src] = append(bySrc[c.src], k)
@@ -721,7 +723,8 @@ func selectPassages(cands []candidate, labels [][]string, naspects, budget int) 
 			}
 			taken[best], progress = true, true
 			npicked++
-			if l := newLabel(labels[best], shown); l != "" {
+			labelled[j] = labelled[j] || labels.from[best]
+			if l := labelOf(labelled[j], labels.of[best], shown); l != "" {
 				spent += len(l) + labelCost
 			}
 			// a passage is quoted by its gist: its sentences that say most of what the
@@ -796,7 +799,7 @@ func gistScores(cands []candidate, ix sourceIndex, qterms []string, prior []floa
 // renderAnswer writes the picked quotes under their aspects, sources ordered by their best
 // quote, each source's label (the parts of it not shown yet) before its quotes, quotes of one
 // source in document order, and numbers sources by first citation.
-func renderAnswer(aspects []string, sources []research.Source, cands []candidate, picked []int, labels [][]string) (string, []int, map[int][]string) {
+func renderAnswer(aspects []string, sources []research.Source, cands []candidate, picked []int, labels labelling) (string, []int, map[int][]string) {
 	shown := map[string]bool{}
 	newN := map[int]int{}
 	var order []int
@@ -815,6 +818,7 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 		if len(aspects) > 1 {
 			fmt.Fprintf(&b, "### %s\n\n", escapeQuote(strings.TrimRight(oneLine(a), "?. ")))
 		}
+		labelled := false
 		// sources by their best quote for this aspect, then that source's quotes in order
 		bySrc := map[int][]int{}
 		var srcOrder []int
@@ -832,7 +836,10 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 				newN[s] = n
 				order = append(order, sources[s].N)
 			}
-			if l := newLabel(labels[s], shown); l != "" {
+			// from the first source whose title names the question on, every source of the
+			// aspect is labelled, so no source's quotes read as under another's title
+			labelled = labelled || labels.from[s]
+			if l := labelOf(labelled, labels.of[s], shown); l != "" {
 				// a line of its own, not a finding's bullet; the blank line before it keeps
 				// Markdown from reading it as the previous bullet's continuation
 				if !strings.HasSuffix(b.String(), "\n\n") && b.Len() > 0 {
@@ -1109,12 +1116,21 @@ func maxOrZero(xs []float64) float64 {
 // ("Page — Section > Sub"), a web page's title from its site's name ("Page | Site").
 var reTitlePart = regexp.MustCompile(`\s+[—>|]\s+`)
 
-// sourceLabels is, per source, the parts of its title that introduce its quotes in the
-// findings: none unless the title names at least minLabelHeading of the question's term
-// weight, and never a part most sources' titles share (commonTitlePart) while the title has
-// others.
-func sourceLabels(sources []research.Source, qterms []string, idf map[string]float64) [][]string {
+// labelling is how the findings label sources by their titles.
+type labelling struct {
+	// of is, per source, the parts of its title that may introduce its quotes
+	of [][]string
+	// from marks the sources whose titles name the question: from the first of them an aspect's
+	// findings show, every source's quotes of that aspect open with its label
+	from []bool
+}
+
+// sourceLabels is, per source, the parts of its title that may introduce its quotes in the
+// findings, never a part most sources' titles share (commonTitlePart) while the title has
+// others, and whether the title names at least minLabelHeading of the question's term weight.
+func sourceLabels(sources []research.Source, qterms []string, idf map[string]float64) labelling {
 	out := make([][]string, len(sources))
+	from := make([]bool, len(sources))
 	df := map[string]int{}
 	for i, s := range sources {
 		for _, p := range reTitlePart.Split(strings.TrimSpace(s.Title), -1) {
@@ -1127,15 +1143,20 @@ func sourceLabels(sources []research.Source, qterms []string, idf map[string]flo
 	common := max(3, int(commonTitlePart*float64(len(sources))))
 	named := headingScores(sources, [][]string{qterms}, idf, missingWeight(idf))
 	for i, parts := range out {
-		if named[i][0] < minLabelHeading {
-			out[i] = nil
-			continue
-		}
+		from[i] = named[i][0] >= minLabelHeading
 		if len(parts) > 1 {
 			out[i] = slices.DeleteFunc(parts, func(p string) bool { return df[p] >= common })
 		}
 	}
-	return out
+	return labelling{of: out, from: from}
+}
+
+// labelOf is the label a source's quotes open with: none before its aspect's labels begin.
+func labelOf(labelled bool, parts []string, shown map[string]bool) string {
+	if !labelled {
+		return ""
+	}
+	return newLabel(parts, shown)
 }
 
 // newLabel joins the parts of a label not yet in shown, and adds them to it: a page's title

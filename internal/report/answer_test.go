@@ -176,15 +176,21 @@ func TestAnswerLabelsSourcesWhoseTitleNamesTheQuestion(t *testing.T) {
 	}
 	out := Answer(AnswerInput{Question: "When does a write-ahead log checkpoint run?", Sources: sources})
 	// the page's title introduces its first passage, its other passages only their own heading;
-	// the part every title shares says nothing, and a title naming none of the question no label
-	for _, want := range []string{"**Write-ahead log — Checkpoints** [1]\n- ", "\n\n**Automatic checkpoints** [2]\n- "} {
+	// the part every title shares says nothing; a source after a labelled one is labelled too,
+	// so its quotes do not read as under the title above them
+	for _, want := range []string{"**Write-ahead log — Checkpoints** [1]\n- ", "\n\n**Automatic checkpoints** [2]\n- ", "\n\n**Locking** [3]\n- "} {
 		if !strings.Contains(out.Body, want) {
 			t.Errorf("body lacks the label %q:\n%s", want, out.Body)
 		}
 	}
-	for _, bad := range []string{"SQLite docs", "**Locking**", "- **"} {
+	for _, bad := range []string{"SQLite docs", "- **"} {
 		if strings.Contains(out.Body, bad) {
 			t.Errorf("body holds %q:\n%s", bad, out.Body)
 		}
+	}
+	// no title names the question: no labels
+	out = Answer(AnswerInput{Question: "How often does the log restart for readers?", Sources: sources[2:]})
+	if strings.Contains(out.Body, "**") || !strings.Contains(out.Body, "- A checkpoint needs every reader") {
+		t.Errorf("labels where no title names the question, or the finding lost:\n%s", out.Body)
 	}
 }
