@@ -81,20 +81,21 @@ const (
 	// minAspectTerms is the fewest distinct terms an aspect stands alone with (mergeThinAspects).
 	minAspectTerms = 2
 	// minLabelHeading is the least share of the question's term weight a source's title must
-	// name for its quotes to be introduced by the title (sourceLabels): a heading that names the
+	// name for its aspect's labels to begin (sourceLabels): a heading that names the
 	// question's subject often states what its passage answers in few words ("3.4. Controlling
 	// Depth-First Versus Breadth-First Search Of a Tree Using ORDER BY"), and the sentences
 	// quoted under it do not repeat it. Measured in internal/devloop, saturation report recall
 	// pooled over the five sets' 100 questions: 0.2124 -> 0.2219 (SQLite 0.255 -> 0.286, Python
-	// 0.355 -> 0.367, PostgreSQL, git, Apache and Go unchanged); labelling every source (0.2212)
-	// or those naming 0.05 of the question (0.2212) cost git a fact, 0.3 gained less (0.2170).
+	// 0.355 -> 0.367, PostgreSQL, git, Apache and Go unchanged; held-out pgdocs 0.167 either
+	// way); labelling every source (0.2212) or from 0.05 (0.2212) cost git and Apache a fact
+	// each, 0.3 gained less (0.2170).
 	minLabelHeading = 0.15
 	// commonTitlePart is the share of the sources (at least three) whose titles must hold a title
 	// part for it to say nothing of any one of them: the site's or manual's name ("Python 3.11.2
 	// documentation").
 	commonTitlePart = 0.5
-	// labelCost is the characters a label adds to the findings besides its text: the bullet, the
-	// emphasis, the citation, the line.
+	// labelCost is the characters a label adds to the findings besides its text: the emphasis,
+	// the citation, the line and the blank line before it.
 	labelCost = 12
 )
 
