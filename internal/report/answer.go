@@ -90,9 +90,9 @@ const (
 	// way); labelling every source (0.2212) or from 0.05 (0.2212) cost git and Apache a fact
 	// each, 0.3 gained less (0.2170).
 	minLabelHeading = 0.15
-	// commonTitlePart is the share of the sources (at least three) whose titles must hold a title
-	// part for it to say nothing of any one of them: the site's or manual's name ("Python 3.11.2
-	// documentation").
+	// commonTitlePart is the share of the sources' pages (at least three) whose titles must hold
+	// a title part for it to say nothing of any one of them: the site's or manual's name ("Python
+	// 3.11.2 documentation"), not the title of the one page most sources are sections of.
 	commonTitlePart = 0.5
 	// labelCost is the characters a label adds to the findings besides its text: the emphasis,
 	// the citation, the line and the blank line before it.
@@ -1127,21 +1127,32 @@ type labelling struct {
 }
 
 // sourceLabels is, per source, the parts of its title that may introduce its quotes in the
-// findings, never a part most sources' titles share (commonTitlePart) while the title has
+// findings, never a part most pages' titles share (commonTitlePart) while the title has
 // others, and whether the title names at least minLabelHeading of the question's term weight.
 func sourceLabels(sources []research.Source, qterms []string, idf map[string]float64) labelling {
 	out := make([][]string, len(sources))
 	from := make([]bool, len(sources))
-	df := map[string]int{}
+	// a part's pages: a page's title heads all its sections, a site's name all its pages
+	pagesOf := map[string]map[string]bool{}
+	allPages := map[string]bool{}
 	for i, s := range sources {
+		page, _, _ := strings.Cut(s.URL, "#")
+		allPages[page] = true
 		for _, p := range reTitlePart.Split(strings.TrimSpace(s.Title), -1) {
 			if p = strings.TrimSpace(p); p != "" && !slices.Contains(out[i], p) {
 				out[i] = append(out[i], p)
-				df[p]++
+				if pagesOf[p] == nil {
+					pagesOf[p] = map[string]bool{}
+				}
+				pagesOf[p][page] = true
 			}
 		}
 	}
-	common := max(3, int(commonTitlePart*float64(len(sources))))
+	df := map[string]int{}
+	for p, pages := range pagesOf {
+		df[p] = len(pages)
+	}
+	common := max(3, int(commonTitlePart*float64(len(allPages))))
 	named := headingScores(sources, [][]string{qterms}, idf, missingWeight(idf))
 	for i, parts := range out {
 		from[i] = named[i][0] >= minLabelHeading

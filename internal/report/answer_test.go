@@ -165,14 +165,14 @@ func TestAnswerGivesAThinAspectNoSectionOfItsOwn(t *testing.T) {
 }
 
 func TestAnswerLabelsSourcesWhoseTitleNamesTheQuestion(t *testing.T) {
-	src := func(n int, title, body string) research.Source {
-		return research.Source{N: n, Result: search.Result{Title: title}, Text: body}
+	src := func(n int, url, title, body string) research.Source {
+		return research.Source{N: n, Result: search.Result{URL: url, Title: title}, Text: body}
 	}
 	sources := []research.Source{
-		src(1, "SQLite docs — Write-ahead log > Checkpoints", "By default a checkpoint runs when the WAL reaches 1000 pages. An application can also run one itself."),
-		src(2, "SQLite docs — Write-ahead log > Automatic checkpoints", "The automatic checkpoint threshold can be changed with a pragma or turned off altogether."),
-		src(3, "SQLite docs — Locking", "A checkpoint needs every reader of the old content of the log to finish before the log restarts."),
-		src(4, "SQLite docs — Pragmas", "Most settings of a connection are changed with a pragma statement."),
+		src(1, "https://sqlite.example/wal.html#ckpt", "SQLite docs — Write-ahead log > Checkpoints", "By default a checkpoint runs when the WAL reaches 1000 pages. An application can also run one itself."),
+		src(2, "https://sqlite.example/wal.html#auto", "SQLite docs — Write-ahead log > Automatic checkpoints", "The automatic checkpoint threshold can be changed with a pragma or turned off altogether."),
+		src(3, "https://sqlite.example/lock.html", "SQLite docs — Locking", "A checkpoint needs every reader of the old content of the log to finish before the log restarts."),
+		src(4, "https://sqlite.example/pragma.html", "SQLite docs — Pragmas", "Most settings of a connection are changed with a pragma statement."),
 	}
 	out := Answer(AnswerInput{Question: "When does a write-ahead log checkpoint run?", Sources: sources})
 	// the page's title introduces its first passage, its other passages only their own heading;
@@ -187,6 +187,12 @@ func TestAnswerLabelsSourcesWhoseTitleNamesTheQuestion(t *testing.T) {
 		if strings.Contains(out.Body, bad) {
 			t.Errorf("body holds %q:\n%s", bad, out.Body)
 		}
+	}
+	// sections of one page: the page's title is the page's, not a site's name, and stays
+	onePage := slices.Clone(sources[:2])
+	onePage = append(onePage, src(3, "https://sqlite.example/wal.html#read", "SQLite docs — Write-ahead log > Readers", "A checkpoint cannot finish while a reader still uses the old content of the log."))
+	if out := Answer(AnswerInput{Question: "When does a write-ahead log checkpoint run?", Sources: onePage}); !strings.Contains(out.Body, "**SQLite docs — Write-ahead log — Checkpoints** [1]") {
+		t.Errorf("the page's title was dropped:\n%s", out.Body)
 	}
 	// no title names the question: no labels
 	out = Answer(AnswerInput{Question: "How often does the log restart for readers?", Sources: sources[2:]})
