@@ -1025,18 +1025,13 @@ func centroidCosines(ix sourceIndex, qterms []string, prior []float64) []float64
 			vec[i][t]++
 		}
 	}
-	df := map[string]float64{}
-	for i := range vec {
-		for t := range vec[i] {
-			df[t]++
-		}
-	}
 	top := maxOrZero(prior)
 	centroid := map[string]float64{}
 	for i := range vec {
 		norm := 0.0
 		for t, f := range vec[i] {
-			v := (1 + math.Log(f)) * math.Log(1+float64(n)/df[t])
+			// ix.df counts the sources whose body or title holds t: vec's terms
+			v := (1 + math.Log(f)) * math.Log(1+float64(n)/float64(ix.df[t]))
 			vec[i][t] = v
 			norm += v * v
 		}
@@ -1084,7 +1079,7 @@ func pageSupport(sources []research.Source, prior []float64) []float64 {
 	pages := make([]string, len(sources))
 	sum := map[string]float64{}
 	for i, s := range sources {
-		u, _, _ := strings.Cut(s.URL, "#")
+		u := pageOf(s)
 		pages[i] = u
 		if i < len(prior) {
 			sum[u] += prior[i] / top
@@ -1102,6 +1097,13 @@ func pageSupport(sources []research.Source, prior []float64) []float64 {
 		out[i] = sum[u] / best
 	}
 	return out
+}
+
+// pageOf is the page a source is a passage of: its URL without the fragment (not
+// search.NormalizeURL, which keeps a file:// URL's fragment).
+func pageOf(s research.Source) string {
+	page, _, _ := strings.Cut(s.URL, "#")
+	return page
 }
 
 // maxOrZero is the largest of xs, 0 when there are none (or all are below 0).
@@ -1136,7 +1138,7 @@ func sourceLabels(sources []research.Source, qterms []string, idf map[string]flo
 	pagesOf := map[string]map[string]bool{}
 	allPages := map[string]bool{}
 	for i, s := range sources {
-		page, _, _ := strings.Cut(s.URL, "#")
+		page := pageOf(s)
 		allPages[page] = true
 		for _, p := range reTitlePart.Split(strings.TrimSpace(s.Title), -1) {
 			if p = strings.TrimSpace(p); p != "" && !slices.Contains(out[i], p) {
@@ -1148,16 +1150,12 @@ func sourceLabels(sources []research.Source, qterms []string, idf map[string]flo
 			}
 		}
 	}
-	df := map[string]int{}
-	for p, pages := range pagesOf {
-		df[p] = len(pages)
-	}
 	common := max(3, int(commonTitlePart*float64(len(allPages))))
 	named := headingScores(sources, [][]string{qterms}, idf, missingWeight(idf))
 	for i, parts := range out {
 		from[i] = named[i][0] >= minLabelHeading
 		if len(parts) > 1 {
-			out[i] = slices.DeleteFunc(parts, func(p string) bool { return df[p] >= common })
+			out[i] = slices.DeleteFunc(parts, func(p string) bool { return len(pagesOf[p]) >= common })
 		}
 	}
 	return labelling{of: out, from: from}
