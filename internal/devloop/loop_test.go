@@ -224,29 +224,26 @@ func TestLoop(t *testing.T) {
 					}
 				}
 			}
-			if os.Getenv("CITED") != "" {
-				// the facts the cited sources hold whole: what quoting them in full would recall
-				var whole []research.Source
-				for k, o := range ans.Order {
-					if strings.Contains(ans.Body, fmt.Sprintf("[%d]", k+1)) {
-						whole = append(whole, sources[o-1])
-					}
-				}
-				cr, _, _ := eval.FactRecall(readText(whole), q.Gold)
-				citedRecall += eval.Recall(cr, tot) / float64(len(qs))
-			}
-			// the cited sources, and those that are release notes (and hold a gold fact)
+			// the cited sources, those that are release notes (and hold a gold fact), and the
+			// facts they hold whole: what quoting them in full would recall
+			var whole []research.Source
 			for k, o := range ans.Order {
-				if !strings.Contains(ans.Body, fmt.Sprintf("[%d]", k+1)) {
-					continue
+				if strings.Contains(ans.Body, fmt.Sprintf("[%d]", k+1)) {
+					whole = append(whole, sources[o-1])
 				}
+			}
+			for _, s := range whole {
 				cited[0]++
-				if report.IsReleaseNotes(sources[o-1].Title) {
+				if report.IsReleaseNotes(s.Title) {
 					cited[1]++
-					if n, _, _ := eval.FactRecall(sources[o-1].Title+"\n"+sources[o-1].Text, q.Gold); n > 0 {
+					if n, _, _ := eval.FactRecall(s.Title+"\n"+s.Text, q.Gold); n > 0 {
 						cited[2]++
 					}
 				}
+			}
+			if os.Getenv("CITED") != "" {
+				cr, _, _ := eval.FactRecall(readText(whole), q.Gold)
+				citedRecall += eval.Recall(cr, tot) / float64(len(qs))
 			}
 			if s := os.Getenv("SHOW"); s == q.ID || s == "all" {
 				t.Logf("\n%s", ans.Body)
