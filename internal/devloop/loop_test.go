@@ -75,7 +75,8 @@ func evidenceOf(ctx context.Context, x *corpus.Index, rs []search.Result) []rese
 // join the evidence with FRAC of their page's rank, NOASPECTS=1, TERMS=first|all,
 // SHOW=question-id, EVK=1 for the evidence recall after each of the first five rounds, MINR=n
 // for the simulated gate's minimum rounds, CITED=1 for the recall of the cited sources quoted in
-// full). Each set also reports its questions binned by how much the baseline finds
+// full, FW=1 for the recall of the evidence's passages quoted whole in the searches' fused
+// order after 1, 2 and 5 rounds: the retrieval judged as a search box's answer). Each set also reports its questions binned by how much the baseline finds
 // (difficulty). The corpora are indexed once into /tmp.
 func TestLoop(t *testing.T) {
 	if os.Getenv("SATED_DEVLOOP") != "1" {
@@ -118,6 +119,12 @@ func TestLoop(t *testing.T) {
 		nc := 0
 		var bins [3][3]float64 // per difficulty (difficulty): questions, report, bm25
 		var evk [5]float64
+		var fw [6]float64
+		defer func() {
+			if os.Getenv("FW") != "" {
+				t.Logf("%s fused whole passages after 1/2/5 rounds: %.3f %.3f %.3f", set.name, fw[1], fw[2], fw[5])
+			}
+		}()
 		defer func() {
 			if os.Getenv("EVK") != "" {
 				t.Logf("%s evidence after rounds 1..5: %.3f", set.name, evk)
@@ -139,6 +146,20 @@ func TestLoop(t *testing.T) {
 				rr, tot, _ := eval.FactRecall(a.Body, q.Gold)
 				er, _, _ := eval.FactRecall(readText(srcs), q.Gold)
 				return eval.Recall(rr, tot), eval.Recall(er, tot)
+			}
+			if os.Getenv("FW") != "" {
+				for _, k := range []int{1, 2, 5} {
+					rs := flatten(fresh[:min(k, len(fresh))])
+					fused := report.FusedRanks(hits[:min(k, len(hits))], report.RoundWeights(len(hits)))
+					srcs := evidenceOf(ctx, x, rs)
+					var pr []float64
+					for _, r := range rs {
+						pr = append(pr, fused[r.DocID])
+					}
+					w := wholePassages(srcs, byScore(pr), budget)
+					rr, tot, _ := eval.FactRecall(w, q.Gold)
+					fw[k] += eval.Recall(rr, tot) / float64(len(qs))
+				}
 			}
 			if os.Getenv("EVK") != "" {
 				for k := 1; k <= 5; k++ {

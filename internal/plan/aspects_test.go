@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sated-dev/sated/internal/text"
 )
 
 // fakeVocab is a corpus's document frequencies by stem.
@@ -241,5 +243,31 @@ func TestAspectQueriesPreferTheCorpusTopicWords(t *testing.T) {
 	}
 	if plain[0] != topic[0] {
 		t.Errorf("the whole-question query changed: %q -> %q", plain[0], topic[0])
+	}
+}
+
+// A long question's first query is still the whole question: a search box would search every
+// word, and the corpus's common words ("index", "query") are the ones its rare everyday words
+// ("dashboard", "Jonathan") would crowd out of a query of the rarest terms.
+func TestAspectPlanFirstQueryKeepsEveryKnownTermOfALongQuestion(t *testing.T) {
+	q := "Our nightly dashboard query scans a huge table and the planner ignores the index we built on the customer name column, " +
+		"although someone named Jonathan Smith told us lookups by name prefix should use it; why does the planner choose a sequential scan instead, " +
+		"and which statistics or settings change that choice?"
+	df := map[string]int{}
+	for i, t := range Terms(q) {
+		df[text.Stem(strings.ToLower(t))] = 5 + 30*i // every term known, later ones more common
+	}
+	for _, w := range []string{"index", "query", "table"} {
+		df[text.Stem(w)] = 990 // the corpus's own, very common words
+	}
+	queries, _ := AspectPlan(q, fakeVocab{df: df, docs: 1000})
+	if len(queries) == 0 {
+		t.Fatal("no queries")
+	}
+	first := strings.Fields(queries[0])
+	for _, w := range Terms(q) {
+		if !slices.Contains(first, w) {
+			t.Errorf("first query %q lacks %q", queries[0], w)
+		}
 	}
 }
