@@ -440,10 +440,13 @@ func (r *run) search(ctx workflow.Context, task string, p Plan) {
 // near-duplicates) and notes it for the progress view and the report.
 func (r *run) diagnose() {
 	var scored []novelty.RoundNovelty
+	var earlier []string
 	for _, rec := range r.progress.Rounds {
 		if rec.Scored {
-			scored = append(scored, novelty.RoundNovelty{Round: rec.Round, Novelty: rec.Novelty})
+			scored = append(scored, novelty.RoundNovelty{Round: rec.Round, Novelty: rec.Novelty,
+				Repeats: plan.NearDuplicate(rec.Query, earlier)})
 		}
+		earlier = append(earlier, rec.Query)
 	}
 	r.progress.Diagnosis = novelty.DiagnoseQueries(scored)
 	for _, d := range r.progress.Diagnosis {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sated-dev/sated/internal/plan"
 	"strings"
 	"sync"
 	"testing"
@@ -101,14 +102,28 @@ func TestEnrichmentReplacesFailedFetchesAndRecordsSkips(t *testing.T) {
 
 func ip(n int) *int { return &n }
 
-// Rounds that keep returning what round 1 said are diagnosed as near-duplicate queries, in the
-// progress, the report and its notes.
-func TestNearDuplicateQueriesAreDiagnosed(t *testing.T) {
+// Rounds that keep returning what round 1 said are diagnosed in the progress, the report and
+// its notes; their queries are not all repeats (the plan's aspects differ), so the diagnosis
+// says the rounds found little new, not that the queries repeat: novelty measures what a round
+// teaches.
+func TestStaleRoundsAreDiagnosed(t *testing.T) {
 	r1 := novel("a")
 	h := newResearchEnv(t, r1, stale(r1, "b"), stale(r1, "c"), stale(r1, "d"))
 	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Strategy: config.StrategyFixed, FixedRounds: 4}})
 	require.Len(t, rep.Diagnosis, 1, "novelty %v", []float64{rep.Rounds[1].Novelty, rep.Rounds[2].Novelty, rep.Rounds[3].Novelty})
-	require.Contains(t, rep.Diagnosis[0], "rounds 2-4 all had novelty below 3.5: the queries are near-duplicates")
+	distinct := 0 // rounds whose query does not repeat an earlier round's
+	for i := 1; i < len(rep.Rounds); i++ {
+		var earlier []string
+		for _, r := range rep.Rounds[:i] {
+			earlier = append(earlier, r.Query)
+		}
+		if !plan.NearDuplicate(rep.Rounds[i].Query, earlier) {
+			distinct++
+		}
+	}
+	require.Positive(t, distinct, "the plan's aspect queries differ")
+	require.Contains(t, rep.Diagnosis[0], "rounds 2-4 all had novelty below 3.5 although their queries differ")
+	require.NotContains(t, rep.Diagnosis[0], "near-duplicates")
 	require.Contains(t, rep.Markdown, "queries: rounds 2-4 all had novelty below 3.5")
 	require.Contains(t, rep.Notes, "queries: "+rep.Diagnosis[0])
 }

@@ -15,12 +15,18 @@ const (
 type RoundNovelty struct {
 	Round   int
 	Novelty float64
+	// Repeats says the round's query shares most of its terms with an earlier round's
+	// (plan.NearDuplicate).
+	Repeats bool
 }
 
 // DiagnoseQueries reads the novelty curve of a run's scored rounds and says what it suggests
 // about the queries: every round above BroadNovelty (at least two scored) means the gate never
 // bit and the queries may be too broad; every scored round of 2-5 below DuplicateNovelty (at
-// least two of them) means the queries are near-duplicates. Nil when neither holds.
+// least two of them) means the queries are near-duplicates when their queries repeat earlier
+// ones, and otherwise that distinct queries found little new: novelty measures what a round
+// teaches, so stale rounds of different queries say the corpus holds little more on the
+// question, not that the queries repeat. Nil when neither holds.
 func DiagnoseQueries(rounds []RoundNovelty) []string {
 	var out []string
 	if len(rounds) >= 2 {
@@ -39,12 +45,17 @@ func DiagnoseQueries(rounds []RoundNovelty) []string {
 		}
 	}
 	if len(early) >= 2 {
-		dup := true
+		stale, repeats := true, true
 		for _, r := range early {
-			dup = dup && r.Novelty < DuplicateNovelty
+			stale = stale && r.Novelty < DuplicateNovelty
+			repeats = repeats && r.Repeats
 		}
-		if dup {
+		switch {
+		case stale && repeats:
 			out = append(out, fmt.Sprintf("rounds %d-%d all had novelty below %.1f: the queries are near-duplicates of each other",
+				early[0].Round, early[len(early)-1].Round, DuplicateNovelty))
+		case stale:
+			out = append(out, fmt.Sprintf("rounds %d-%d all had novelty below %.1f although their queries differ: they found little the first round had not; the corpus may hold little more on this question",
 				early[0].Round, early[len(early)-1].Round, DuplicateNovelty))
 		}
 	}

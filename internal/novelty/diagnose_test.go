@@ -9,10 +9,21 @@ func TestDiagnoseQueries(t *testing.T) {
 	rn := func(scores ...float64) []RoundNovelty {
 		out := make([]RoundNovelty, len(scores))
 		for i, s := range scores {
-			out[i] = RoundNovelty{Round: i + 2, Novelty: s} // round 1 is never scored
+			out[i] = RoundNovelty{Round: i + 2, Novelty: s, Repeats: true} // round 1 is never scored
 		}
 		return out
 	}
+	// distinct: the same curve from queries that do not repeat each other
+	distinct := func(rs []RoundNovelty) []RoundNovelty {
+		out := make([]RoundNovelty, len(rs))
+		for i, r := range rs {
+			r.Repeats = false
+			out[i] = r
+		}
+		return out
+	}
+	someRepeat := rn(2, 3)
+	someRepeat[1].Repeats = false
 	for _, tc := range []struct {
 		name   string
 		rounds []RoundNovelty
@@ -25,6 +36,9 @@ func TestDiagnoseQueries(t *testing.T) {
 		{name: "7.0 exactly is not above", rounds: rn(8, 7.0)},
 		{name: "rounds 2-5 near-duplicate", rounds: rn(2, 3, 1.5, 3.4), want: []string{"rounds 2-5 all had novelty below 3.5: the queries are near-duplicates"}},
 		{name: "rounds 2-3 near-duplicate, later rounds ignored", rounds: rn(1, 2, 3.4, 3.4, 9), want: []string{"rounds 2-5 all had novelty below 3.5"}},
+		{name: "stale rounds of distinct queries are no duplicates", rounds: distinct(rn(2.4, 1.1)),
+			want: []string{"rounds 2-3 all had novelty below 3.5 although their queries differ: they found little the first round had not"}},
+		{name: "one repeated query of two stale rounds is no duplicate set", rounds: someRepeat, want: []string{"although their queries differ"}},
 		{name: "saturating after a new round is normal", rounds: rn(6, 2)},
 		{name: "a single stale round is a normal stop", rounds: rn(1)},
 	} {
