@@ -14,10 +14,10 @@ import (
 const sqliteDocs = "/usr/share/doc/sqlite3"
 
 // reportRecallFloor guards the SQLite dev set's mean report recall under the default
-// (saturation) strategy, measured through this pipeline: 0.252 when the floor was last raised
-// (0.207 before), beside the bm25 baseline's 0.161. Raise it with the measurement; never lower
-// it to make a change pass.
-const reportRecallFloor = 0.23
+// (saturation) strategy, measured through this pipeline: 0.286 when the floor was last raised
+// (at a56b8e4; 0.252 and 0.207 before), beside the bm25 baseline's 0.161. Raise it with the
+// measurement; never lower it to make a change pass.
+const reportRecallFloor = 0.27
 
 // TestReportRecallFloorOnTheSQLiteDevSet runs the SQLite dev set through the real worker and
 // dev server, as `starter eval` does, and fails when sated's reports recall fewer facts than
