@@ -36,14 +36,16 @@ func Cosine(a, b Bag) float64 {
 // Jaccard is the share of distinct terms the two lists have in common, of all their distinct
 // terms, in [0,1]; 0 when both are empty.
 func Jaccard(a, b []string) float64 {
-	as, bs := set(a), set(b)
+	// counted over the slice, not a map, as in Overlap: the research workflow's diagnosis
+	// calls it (plan.NearDuplicate)
+	da, bs := Distinct(a), set(b)
 	inter := 0
-	for t := range as {
+	for _, t := range da {
 		if bs[t] {
 			inter++
 		}
 	}
-	union := len(as) + len(bs) - inter
+	union := len(da) + len(bs) - inter
 	if union == 0 {
 		return 0
 	}
