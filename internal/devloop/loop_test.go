@@ -76,8 +76,8 @@ func evidenceOf(ctx context.Context, x *corpus.Index, rs []search.Result) []rese
 // SHOW=question-id, EVK=1 for the evidence recall after each of the first five rounds, MINR=n
 // for the simulated gate's minimum rounds, CITED=1 for the recall of the cited sources quoted in
 // full, FW=1 for the recall of the evidence's passages quoted whole in the searches' fused
-// order after 1, 2 and 5 rounds: the retrieval judged as a search box's answer). Each set also reports its questions binned by how much the baseline finds
-// (difficulty). The corpora are indexed once into /tmp.
+// order after 1, 2 and 5 rounds: the retrieval judged as a search box's answer). Each set also
+// reports its questions binned by how much the baseline finds (difficulty). The corpora are indexed once into /tmp.
 func TestLoop(t *testing.T) {
 	if os.Getenv("SATED_DEVLOOP") != "1" {
 		t.Skip("offline tuning loop: set SATED_DEVLOOP=1")
@@ -132,16 +132,23 @@ func TestLoop(t *testing.T) {
 		}()
 		for _, q := range qs {
 			asp, fresh, hits, prev := searchRounds(ctx, t, x, q.Question, max(rounds, strategyRounds), limit)
-			// the strategies: the answer after the first k rounds
-			answerAt := func(k int) (rep, ev float64) {
+			// evidenceAt is the evidence after the first k rounds, as the worker hands it to the
+			// answer, with each source's fused search rank; expand adds EXPAND/NEIGH's passages
+			evidenceAt := func(k int, expand bool) ([]research.Source, []float64) {
 				rs := flatten(fresh[:min(k, len(fresh))])
 				fused := report.FusedRanks(hits[:min(k, len(hits))], report.RoundWeights(len(hits)))
-				rs = expandPages(ctx, x, rs, fused)
-				srcs := evidenceOf(ctx, x, rs)
+				if expand {
+					rs = expandPages(ctx, x, rs, fused)
+				}
 				var pr []float64
 				for _, r := range rs {
 					pr = append(pr, fused[r.DocID])
 				}
+				return evidenceOf(ctx, x, rs), pr
+			}
+			// the strategies: the answer after the first k rounds
+			answerAt := func(k int) (rep, ev float64) {
+				srcs, pr := evidenceAt(k, true)
 				a := report.Answer(report.AnswerInput{Question: q.Question, Aspects: aspOr(asp), Sources: srcs, Budget: budget, Prior: pr, Terms: answerTerms(prev), Topical: topical})
 				rr, tot, _ := eval.FactRecall(a.Body, q.Gold)
 				er, _, _ := eval.FactRecall(readText(srcs), q.Gold)
@@ -149,13 +156,7 @@ func TestLoop(t *testing.T) {
 			}
 			if os.Getenv("FW") != "" {
 				for _, k := range []int{1, 2, 5} {
-					rs := flatten(fresh[:min(k, len(fresh))])
-					fused := report.FusedRanks(hits[:min(k, len(hits))], report.RoundWeights(len(hits)))
-					srcs := evidenceOf(ctx, x, rs)
-					var pr []float64
-					for _, r := range rs {
-						pr = append(pr, fused[r.DocID])
-					}
+					srcs, pr := evidenceAt(k, false)
 					w := wholePassages(srcs, byScore(pr), budget)
 					rr, tot, _ := eval.FactRecall(w, q.Gold)
 					fw[k] += eval.Recall(rr, tot) / float64(len(qs))
@@ -191,13 +192,7 @@ func TestLoop(t *testing.T) {
 			fresh = fresh[:min(rounds, len(fresh))]
 			hits = hits[:min(rounds, len(hits))]
 			prev = prev[:min(rounds, len(prev))]
-			results := flatten(fresh)
-			sources := evidenceOf(ctx, x, results)
-			fused := report.FusedRanks(hits, report.RoundWeights(len(hits)))
-			var prior []float64
-			for _, r := range results {
-				prior = append(prior, fused[r.DocID])
-			}
+			sources, prior := evidenceAt(rounds, false)
 			ans := report.Answer(report.AnswerInput{Question: q.Question, Aspects: aspOr(asp), Sources: sources, Budget: budget, Prior: prior, Terms: answerTerms(prev), Topical: topical})
 			// baseline: one BM25 query of the raw question, top passages to the budget
 			bres, _ := x.Search(ctx, q.Question, 40)
