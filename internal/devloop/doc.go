@@ -11,7 +11,7 @@
 //
 // SET picks one set (sqlite, python, pg and go run by default; the held-out git, apache and
 // pgdocs sets only when named; pgdocs shares pg's corpus), BUDGET the findings budget, LIMIT
-// the results per search. TestLoop also counts the cited sources that are release notes; NEIGH="n before after frac" adds the passages
-// around the n best-ranked results to the evidence (an experiment: evidence recall rises a
-// little, report recall does not).
+// the results per search. TestLoop also counts the cited sources that are release notes;
+// NEIGH="n before after frac" adds the passages around the n best-ranked results to the
+// evidence (an experiment: evidence recall rises a little, report recall does not).
 package devloop
