@@ -321,7 +321,7 @@ func printEval(p evalPlan, runs []EvalRun) error {
 }
 
 func evalOne(ctx context.Context, c client.Client, env config.Env, strategy string, p evalPlan, q eval.Question) EvalRun {
-	req := workflows.ResearchRequest{Question: q.Question, Config: p.cfgs[strategy], Seed: 1, Eval: true,
+	req := workflows.ResearchRequest{Question: q.Question, Config: p.cfgs[strategy], Seed: eval.Seed(q.ID), Eval: true,
 		NoModel: p.noModel, NoMemory: !p.memory}
 	id := "eval-" + strategy + "-" + strings.TrimPrefix(WorkflowID(req), "research-")
 	r := EvalRun{Strategy: strategy, QuestionID: q.ID, WorkflowID: id, Complex: strings.HasPrefix(q.ID, "c-")}

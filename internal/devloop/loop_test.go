@@ -73,7 +73,7 @@ func evidenceOf(ctx context.Context, x *corpus.Index, rs []search.Result) []rese
 // baseline, without Temporal. Opt-in: SATED_DEVLOOP=1 (SET=sqlite|python|pg|go|git|apache|pgdocs, ROUNDS=n, BUDGET=chars, MISS=1,
 // GATE=novelty threshold of the simulated saturation gate, EXPAND=n pages whose other passages
 // join the evidence with FRAC of their page's rank, NOASPECTS=1, TERMS=first|all,
-// SHOW=question-id, EVK=1 for the evidence recall after each of the first five rounds, MINR=n
+// SHOW=question-id, EPS=the simulated gate's epsilon (default the worker's 0.15), EVK=1 for the evidence recall after each of the first five rounds, MINR=n
 // for the simulated gate's minimum rounds, CITED=1 for the recall of the cited sources quoted in
 // full, FW=1 for the recall of the evidence's passages quoted whole in the searches' fused
 // order after 1, 2 and 5 rounds: the retrieval judged as a search box's answer). Each set also
@@ -168,7 +168,7 @@ func TestLoop(t *testing.T) {
 					evk[k-1] += ev / float64(len(qs))
 				}
 			}
-			satK, satSearches, scores := simulateSaturation(q.Question, asp, fresh)
+			satK, satSearches, scores := simulateSaturation(q.Question, asp, fresh, eval.Seed(q.ID))
 			for i, k := range []int{2, 5, satK} {
 				rep, ev := answerAt(k)
 				searches := float64(min(k, len(fresh)))
@@ -306,7 +306,8 @@ const strategyRounds = 5
 
 // Saturation as the research workflow runs it with the learning novelty gate: round 1 joins the
 // evidence unscored, rounds up to gateMinRounds are scored but always accepted, and the first
-// later round scoring below gateThreshold is rejected and ends the run.
+// later round scoring below gateThreshold is rejected and ends the run, unless the epsilon draw
+// passes it through (seeded per question by eval.Seed, as starter eval seeds the worker's runs).
 const (
 	gateThreshold = 3.0
 	gateMinRounds = 2
@@ -314,7 +315,7 @@ const (
 
 // simulateSaturation returns how many rounds' results the saturation answer is written from,
 // how many searches it made, and each scored round's novelty.
-func simulateSaturation(question string, aspects []string, fresh [][]search.Result) (accepted, searches int, scores []float64) {
+func simulateSaturation(question string, aspects []string, fresh [][]search.Result, seed int64) (accepted, searches int, scores []float64) {
 	texts := func(rs []search.Result) []string {
 		var out []string
 		for _, r := range rs {
@@ -334,7 +335,7 @@ func simulateSaturation(question string, aspects []string, fresh [][]search.Resu
 				Known: known, KnownRounds: accepted}).Score
 		}
 		scores = append(scores, score)
-		if k+1 > minRounds() && score < gate() {
+		if k+1 > minRounds() && score < gate() && !novelty.EpsilonPass(seed, k+1, epsilon()) {
 			return accepted, k + 1, scores
 		}
 		known = append(known, texts(fresh[k])...)
@@ -414,6 +415,15 @@ func minRounds() int {
 		fmt.Sscan(s, &m)
 	}
 	return m
+}
+
+// epsilon is the simulated gate's pass-through chance: the worker's default, or EPS.
+func epsilon() float64 {
+	e := config.DefaultEpsilon
+	if s := os.Getenv("EPS"); s != "" {
+		fmt.Sscan(s, &e)
+	}
+	return e
 }
 
 func gate() float64 {
