@@ -77,7 +77,8 @@ func evidenceOf(ctx context.Context, x *corpus.Index, rs []search.Result) []rese
 // for the simulated gate's minimum rounds, CITED=1 for the recall of the cited sources quoted in
 // full, FW=1 for the recall of the evidence's passages quoted whole in the searches' fused
 // order after 1, 2 and 5 rounds: the retrieval judged as a search box's answer). Each set also
-// reports its questions binned by how much the baseline finds (difficulty). The corpora are indexed once into /tmp.
+// reports its questions binned by how much the baseline finds (difficulty), and saturation's
+// figures expected over every epsilon draw beside the one draw starter eval makes. The corpora are indexed once into /tmp.
 func TestLoop(t *testing.T) {
 	if os.Getenv("SATED_DEVLOOP") != "1" {
 		t.Skip("offline tuning loop: set SATED_DEVLOOP=1")
@@ -116,6 +117,7 @@ func TestLoop(t *testing.T) {
 		citedRecall := 0.0
 		var csum [5]float64
 		var strat, cstrat [3][3]float64 // fixed-2, fixed-5, saturation: report, evidence, searches
+		var expect [3]float64           // saturation expected over the epsilon draw: report, evidence, searches
 		nc := 0
 		var bins [3][3]float64 // per difficulty (difficulty): questions, report, bm25
 		var evk [5]float64
@@ -168,7 +170,8 @@ func TestLoop(t *testing.T) {
 					evk[k-1] += ev / float64(len(qs))
 				}
 			}
-			satK, satSearches, scores := simulateSaturation(q.Question, asp, fresh, eval.Seed(q.ID))
+			scores := roundScores(q.Question, asp, fresh)
+			satK, satSearches := simulateSaturation(scores, len(fresh), eval.Seed(q.ID))
 			for i, k := range []int{2, 5, satK} {
 				rep, ev := answerAt(k)
 				searches := float64(min(k, len(fresh)))
@@ -185,6 +188,14 @@ func TestLoop(t *testing.T) {
 						cstrat[i][m] += st[m]
 					}
 				}
+			}
+			// the same gate's outcomes over every epsilon draw, each with its probability: the
+			// saturation a user's runs average, without the one draw's luck
+			for _, o := range saturationOutcomes(scores) {
+				rep, ev := answerAt(o.accepted)
+				expect[0] += o.p * rep
+				expect[1] += o.p * ev
+				expect[2] += o.p * float64(o.searches)
 			}
 			if os.Getenv("NOVELTY") != "" {
 				t.Logf("   novelty per round %v: saturation stops after %d searches, answers from %d rounds", scores, satSearches, satK)
@@ -284,6 +295,7 @@ func TestLoop(t *testing.T) {
 			t.Logf("%s %-10s report %.3f (%.2fx bm25) evidence %.3f searches %.1f | complex report %.3f evidence %.3f searches %.1f",
 				set.name, name, strat[i][0]/n, strat[i][0]/sums[2], strat[i][1]/n, strat[i][2]/n, cstrat[i][0]/fc, cstrat[i][1]/fc, cstrat[i][2]/fc)
 		}
+		t.Logf("%s saturation expected over the epsilon draw: report %.3f evidence %.3f searches %.2f", set.name, expect[0]/n, expect[1]/n, expect[2]/n)
 		t.Logf("%s saturation vs fixed-5: report %+.3f with %.0f%% of its searches; complex saturation vs fixed-2: %.2fx",
 			set.name, (strat[2][0]-strat[1][0])/n, 100*strat[2][2]/strat[1][2], cstrat[2][0]/cstrat[0][0])
 	}
@@ -313,9 +325,53 @@ const (
 	gateMinRounds = 2
 )
 
-// simulateSaturation returns how many rounds' results the saturation answer is written from,
-// how many searches it made, and each scored round's novelty.
-func simulateSaturation(question string, aspects []string, fresh [][]search.Result, seed int64) (accepted, searches int, scores []float64) {
+// outcome is one way a saturation run can end: the rounds its answer is written from, the
+// searches it made, and its probability over the epsilon draw.
+type outcome struct {
+	accepted, searches int
+	p                  float64
+}
+
+// saturationOutcomes are the ends a saturation run with these novelty scores (rounds 2 on, as
+// simulateSaturation scores them) can reach over every epsilon draw: each gated round below the
+// threshold stops the run with probability 1-epsilon and passes with epsilon; a passed round
+// joins the evidence, so the later scores are the same on every path.
+func saturationOutcomes(scores []float64) []outcome {
+	var out []outcome
+	alive, eps := 1.0, epsilon()
+	accepted := 1
+	for i, score := range scores {
+		round := i + 2
+		if round > minRounds() && score < gate() {
+			out = append(out, outcome{accepted, round, alive * (1 - eps)})
+			alive *= eps
+		}
+		accepted++
+	}
+	return append(out, outcome{accepted, accepted, alive})
+}
+
+// simulateSaturation returns how many rounds' results the saturation answer is written from
+// and how many searches it made, for the rounds' scores (roundScores) and one epsilon draw.
+func simulateSaturation(scores []float64, rounds int, seed int64) (accepted, searches int) {
+	if rounds == 0 {
+		return 0, 0
+	}
+	accepted = 1
+	for i, score := range scores {
+		round := i + 2
+		if round > minRounds() && score < gate() && !novelty.EpsilonPass(seed, round, epsilon()) {
+			return accepted, round
+		}
+		accepted++
+	}
+	return accepted, accepted
+}
+
+// roundScores is the learning novelty of rounds 2 on (up to strategyRounds) against all the
+// rounds before them: every round a saturation run makes joins the evidence unless it ends the
+// run, so these are the scores every run of the question sees, however its draws fall.
+func roundScores(question string, aspects []string, fresh [][]search.Result) []float64 {
 	texts := func(rs []search.Result) []string {
 		var out []string
 		for _, r := range rs {
@@ -324,24 +380,20 @@ func simulateSaturation(question string, aspects []string, fresh [][]search.Resu
 		return out
 	}
 	if len(fresh) == 0 {
-		return 0, 0, nil
+		return nil
 	}
 	known := texts(fresh[0])
-	accepted = 1
+	var scores []float64
 	for k := 1; k < min(len(fresh), strategyRounds); k++ {
 		score := 0.0
 		if len(fresh[k]) > 0 {
 			score = novelty.Learning(novelty.LearningInput{Question: question, Aspects: aspects, Fresh: texts(fresh[k]),
-				Known: known, KnownRounds: accepted}).Score
+				Known: known, KnownRounds: k}).Score
 		}
 		scores = append(scores, score)
-		if k+1 > minRounds() && score < gate() && !novelty.EpsilonPass(seed, k+1, epsilon()) {
-			return accepted, k + 1, scores
-		}
 		known = append(known, texts(fresh[k])...)
-		accepted++
 	}
-	return accepted, accepted, scores
+	return scores
 }
 
 // searchRounds plans the question and runs its searches as the research workflow does: the
