@@ -70,15 +70,16 @@ func evidenceOf(ctx context.Context, x *corpus.Index, rs []search.Result) []rese
 }
 
 // TestLoop is the offline tuning loop over the dev sets: plan, search, answer and the BM25
-// baseline, without Temporal. Opt-in: SATED_DEVLOOP=1 (SET=sqlite|python|pg|go|git|apache|pgdocs, ROUNDS=n, BUDGET=chars, MISS=1,
-// GATE=novelty threshold of the simulated saturation gate, EXPAND=n pages whose other passages
-// join the evidence with FRAC of their page's rank, NOASPECTS=1, TERMS=first|all,
-// SHOW=question-id, EPS=the simulated gate's epsilon (default the worker's 0.15), EVK=1 for the evidence recall after each of the first five rounds, MINR=n
-// for the simulated gate's minimum rounds, CITED=1 for the recall of the cited sources quoted in
-// full, FW=1 for the recall of the evidence's passages quoted whole in the searches' fused
-// order after 1, 2 and 5 rounds: the retrieval judged as a search box's answer). Each set also
-// reports its questions binned by how much the baseline finds (difficulty), and saturation's
-// figures expected over every epsilon draw beside the one draw starter eval makes. The corpora are indexed once into /tmp.
+// baseline, without Temporal. Opt-in: SATED_DEVLOOP=1 (SET=sqlite|python|pg|go|git|apache|pgdocs,
+// ROUNDS=n, BUDGET=chars, MISS=1, GATE=novelty threshold of the simulated saturation gate, EXPAND=n
+// pages whose other passages join the evidence with FRAC of their page's rank, NOASPECTS=1,
+// TERMS=first|all, SHOW=question-id, EPS=the simulated gate's epsilon (default the worker's 0.15),
+// EVK=1 for the evidence recall after each of the first five rounds, MINR=n for the simulated
+// gate's minimum rounds, CITED=1 for the recall of the cited sources quoted in full, FW=1 for the
+// recall of the evidence's passages quoted whole in the searches' fused order after 1, 2 and 5
+// rounds: the retrieval judged as a search box's answer). Each set also reports its questions
+// binned by how much the baseline finds (difficulty), and saturation's figures expected over every
+// epsilon draw beside the one draw starter eval makes. The corpora are indexed once into /tmp.
 func TestLoop(t *testing.T) {
 	if os.Getenv("SATED_DEVLOOP") != "1" {
 		t.Skip("offline tuning loop: set SATED_DEVLOOP=1")
@@ -333,7 +334,7 @@ type outcome struct {
 }
 
 // saturationOutcomes are the ends a saturation run with these novelty scores (rounds 2 on, as
-// simulateSaturation scores them) can reach over every epsilon draw: each gated round below the
+// roundScores scores them) can reach over every epsilon draw: each gated round below the
 // threshold stops the run with probability 1-epsilon and passes with epsilon; a passed round
 // joins the evidence, so the later scores are the same on every path.
 func saturationOutcomes(scores []float64) []outcome {
@@ -352,20 +353,20 @@ func saturationOutcomes(scores []float64) []outcome {
 }
 
 // simulateSaturation returns how many rounds' results the saturation answer is written from
-// and how many searches it made, for the rounds' scores (roundScores) and one epsilon draw.
+// and how many searches it made, for the rounds' scores (roundScores) and one epsilon draw: the
+// first of saturationOutcomes' stops that the seed's draw does not pass.
 func simulateSaturation(scores []float64, rounds int, seed int64) (accepted, searches int) {
 	if rounds == 0 {
 		return 0, 0
 	}
-	accepted = 1
-	for i, score := range scores {
-		round := i + 2
-		if round > minRounds() && score < gate() && !novelty.EpsilonPass(seed, round, epsilon()) {
-			return accepted, round
+	outs := saturationOutcomes(scores)
+	for _, o := range outs[:len(outs)-1] {
+		if !novelty.EpsilonPass(seed, o.searches, epsilon()) {
+			return o.accepted, o.searches
 		}
-		accepted++
 	}
-	return accepted, accepted
+	last := outs[len(outs)-1]
+	return last.accepted, last.searches
 }
 
 // roundScores is the learning novelty of rounds 2 on (up to strategyRounds) against all the
