@@ -333,11 +333,20 @@ func hasSmallWord(words []string) bool {
 // "a = "hello, world" done = true" tells a reader nothing.
 const codeQuality = 0.2
 
+// reCodeLine matches a line that is program text or its output whatever words it holds: an
+// interpreter prompt or continuation (">>> format(math.pi, '.2f') # give 2 digits after the
+// point"), a query plan's node ("-> Index Scan using tenk1_unique2 on tenk1"), a C comment or
+// include. A shell prompt ("$ git stash pop") is not among them: a command is often the answer.
+var reCodeLine = regexp.MustCompile(`^(?:>>>|\.\.\. |->|/\*|//|#include)|\*/$`)
+
 // looksLikeCode reports a fragment of program text: code punctuation and hardly any of the
 // small words prose is made of. It is not text.IsCode, which asks whether a line is code at
 // all ("x := 1 declares x" is, by its operator): a finding may be prose that names code, and
 // only a line of program text without prose around it tells a reader nothing.
 func looksLikeCode(s string) bool {
+	if reCodeLine.MatchString(s) {
+		return true
+	}
 	if !strings.ContainsAny(s, "={};") && !strings.Contains(s, "()") && !strings.Contains(s, ":=") {
 		return false
 	}

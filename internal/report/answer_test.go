@@ -122,6 +122,15 @@ func TestLooksLikeCode(t *testing.T) {
 		{`The sqlite3_threadsafe() interface returns zero if and only if SQLite was compiled with mutexing code omitted.`, false},
 		{`Set PRAGMA journal_mode=WAL to let readers continue while a writer appends to the log.`, false},
 		{`A send on a channel is synchronized before the completion of the corresponding receive from that channel.`, false},
+		// prompts, plan nodes and comments are program text however many small words they hold
+		{`>>> format(math.pi, '.2f') # give 2 digits after the point`, true},
+		{`... def __init__(self, name, grade, age):`, true},
+		{`-> Index Scan using tenk1_unique2 on tenk1 t1 (cost=0.29..656.28 rows=101 width=244)`, true},
+		{`/* Continue with cleanup code */`, true},
+		{`** Otherwise, if an error occurs, an SQLite error code is returned. */`, true},
+		// a shell command often is the answer; prose that names an arrow is prose
+		{`$ git stash pop`, false},
+		{`The -> operator extracts a JSON subcomponent and returns a JSON representation of it.`, false},
 	} {
 		if got := looksLikeCode(c.s); got != c.code {
 			t.Errorf("looksLikeCode(%q) = %v, want %v", c.s, got, c.code)
