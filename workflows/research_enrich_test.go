@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/sated-dev/sated/internal/plan"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/sated-dev/sated/internal/config"
 	"github.com/sated-dev/sated/internal/fetch"
 	"github.com/sated-dev/sated/internal/memory"
+	"github.com/sated-dev/sated/internal/plan"
 	"github.com/sated-dev/sated/internal/research"
 	"github.com/sated-dev/sated/internal/search"
 )

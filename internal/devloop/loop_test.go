@@ -149,13 +149,19 @@ func TestLoop(t *testing.T) {
 				}
 				return evidenceOf(ctx, x, rs), pr
 			}
-			// the strategies: the answer after the first k rounds
+			// the strategies: the answer after the first k rounds, written once per k (the
+			// strategies, EVK and the expected saturation ask for the same k several times)
+			answered := map[int][2]float64{}
 			answerAt := func(k int) (rep, ev float64) {
+				if r, ok := answered[k]; ok {
+					return r[0], r[1]
+				}
 				srcs, pr := evidenceAt(k, true)
 				a := report.Answer(report.AnswerInput{Question: q.Question, Aspects: aspOr(asp), Sources: srcs, Budget: budget, Prior: pr, Terms: answerTerms(prev), Topical: topical})
 				rr, tot, _ := eval.FactRecall(a.Body, q.Gold)
 				er, _, _ := eval.FactRecall(readText(srcs), q.Gold)
-				return eval.Recall(rr, tot), eval.Recall(er, tot)
+				answered[k] = [2]float64{eval.Recall(rr, tot), eval.Recall(er, tot)}
+				return answered[k][0], answered[k][1]
 			}
 			if os.Getenv("FW") != "" {
 				for _, k := range []int{1, 2, 5} {

@@ -340,9 +340,10 @@ const codeQuality = 0.2
 var reCodeLine = regexp.MustCompile(`^(?:>>>|\.\.\. |->|/\*|//|#include)|\*/$`)
 
 // looksLikeCode reports a fragment of program text: a line reCodeLine matches, or code
-// punctuation and hardly any of the small words prose is made of. It is not text.IsCode, which asks whether a line is code at
-// all ("x := 1 declares x" is, by its operator): a finding may be prose that names code, and
-// only a line of program text without prose around it tells a reader nothing.
+// punctuation and hardly any of the small words prose is made of. It is not text.IsCode, which
+// asks whether a line is code at all ("x := 1 declares x" is, by its operator): a finding may be
+// prose that names code, and only a line of program text without prose around it tells a
+// reader nothing.
 func looksLikeCode(s string) bool {
 	if reCodeLine.MatchString(s) {
 		return true
