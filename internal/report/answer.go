@@ -140,8 +140,12 @@ type AnswerOutput struct {
 }
 
 type candidate struct {
-	src     int // index into the sources
-	idx     int // position within its source
+	src int // index into the sources
+	idx int // position within its source
+	// sec numbers the section of its source the sentence sits in (0: the passage's own, above
+	// any inner heading) and heading is that section's inner heading
+	sec     int
+	heading string
 	text    string
 	terms   []string
 	rel     []float64 // score per aspect
@@ -210,27 +214,54 @@ func answerCandidates(question string, sources []research.Source) []candidate {
 		if strings.TrimSpace(body) == "" {
 			body = s.Snippet
 		}
+		secs := []section{{text: body}}
 		switch {
 		case s.Indexed():
-			body = reHeading.ReplaceAllString(body, "") // extracted text: headings are its only markup
+			// extracted text: headings are its only markup, and each opens a section the
+			// corpus merged into the passage ("### Locks" inside "Channel communication")
+			secs = splitSections(body)
 		case looksMarkdown(body):
-			body = extract.PlainText(reHeading.ReplaceAllString(body, ""))
+			secs[0].text = extract.PlainText(reHeading.ReplaceAllString(body, ""))
 		}
-		for k, sent := range text.Sentences(stripFootnotes(body)) {
-			sent = strings.TrimSpace(strings.TrimRight(sent, " …"))
-			key := sentenceKey(sent)
-			if len(sent) < minQuoteChars || len(sent) > maxQuoteChars || strings.HasSuffix(sent, "?") ||
-				seen[key] || isBoilerplate(sent, lq) || reNavigation.MatchString(sent) || reTOCEntry.MatchString(sent) {
-				continue
+		k := -1
+		for si, sec := range secs {
+			for _, sent := range text.Sentences(stripFootnotes(sec.text)) {
+				k++
+				sent = strings.TrimSpace(strings.TrimRight(sent, " …"))
+				key := sentenceKey(sent)
+				if len(sent) < minQuoteChars || len(sent) > maxQuoteChars || strings.HasSuffix(sent, "?") ||
+					seen[key] || isBoilerplate(sent, lq) || reNavigation.MatchString(sent) || reTOCEntry.MatchString(sent) {
+					continue
+				}
+				seen[key] = true
+				t := text.Terms(sent)
+				if len(t) < 2 {
+					continue
+				}
+				out = append(out, candidate{src: i, idx: k, sec: si, heading: sec.heading, text: sent, terms: t, quality: sentenceQuality(sent, t)})
 			}
-			seen[key] = true
-			t := text.Terms(sent)
-			if len(t) < 2 {
-				continue
-			}
-			out = append(out, candidate{src: i, idx: k, text: sent, terms: t, quality: sentenceQuality(sent, t)})
 		}
 	}
+	return out
+}
+
+// section is a run of a passage's text and the heading it sits under: "" for the passage's
+// own, the inner heading for a section the corpus merged into the passage.
+type section struct {
+	heading, text string
+}
+
+// splitSections cuts an indexed passage's text at its heading lines.
+func splitSections(body string) []section {
+	out := []section{{}}
+	last := 0
+	for _, m := range reHeading.FindAllStringIndex(body, -1) {
+		out[len(out)-1].text = body[last:m[0]]
+		h := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(body[m[0]:m[1]]), "#"))
+		out = append(out, section{heading: h})
+		last = m[1]
+	}
+	out[len(out)-1].text = body[last:]
 	return out
 }
 
@@ -714,7 +745,8 @@ func selectPassages(cands []candidate, labels labelling, naspects, budget int) [
 	// the labels' parts shown so far, in the order passages are taken: the findings render them
 	// in another order (by aspect, best source first), so this is the charge's estimate
 	shown := map[string]bool{}
-	npicked := -1 // how many passages were chosen before this one
+	npicked := -1                   // how many passages were chosen before this one
+	innerShown := map[[2]int]bool{} // the inner sections (source, section) quoted so far
 	var picked []int
 	spent := 0
 	if naspects > 1 {
@@ -745,7 +777,13 @@ func selectPassages(cands []candidate, labels labelling, naspects, budget int) [
 			quota := 0
 			for _, k := range mine {
 				c := &cands[k]
-				if c.rel[j] < minQuoteScore || spent+quoteCost(*c) > budget || (quota > 0 && quota+quoteCost(*c) > passageQuota(npicked, budget)) {
+				// a sentence under an inner heading is quoted under that heading, a line the
+				// findings charge when its section's first quote is taken
+				inner := 0
+				if c.sec > 0 && !innerShown[[2]int{c.src, c.sec}] {
+					inner = len(c.heading) + labelCost
+				}
+				if c.rel[j] < minQuoteScore || spent+quoteCost(*c)+inner > budget || (quota > 0 && quota+quoteCost(*c) > passageQuota(npicked, budget)) {
 					continue
 				}
 				red := 0.0
@@ -757,7 +795,10 @@ func selectPassages(cands []candidate, labels labelling, naspects, budget int) [
 				}
 				c.picked, c.aspect = true, j
 				picked = append(picked, k)
-				spent += quoteCost(*c)
+				spent += quoteCost(*c) + inner
+				if c.sec > 0 {
+					innerShown[[2]int{c.src, c.sec}] = true
+				}
 				quota += quoteCost(*c)
 			}
 		}
@@ -850,21 +891,33 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 			// from the first source whose title names the question on, every source of the
 			// aspect is labelled, so no source's quotes read as under another's title
 			labelled = labelled || labels.from[s]
-			if l := labelOf(labelled, labels.of[s], shown); l != "" {
-				// a line of its own, not a finding's bullet; the blank line before it keeps
-				// Markdown from reading it as the previous bullet's continuation
-				if !strings.HasSuffix(b.String(), "\n\n") && b.Len() > 0 {
-					b.WriteByte('\n')
-				}
-				fmt.Fprintf(&b, "**%s** [%d]\n", escapeQuote(l), n)
-			}
 			ps := bySrc[s]
 			slices.SortFunc(ps, func(x, y int) int { return cands[x].idx - cands[y].idx })
-			// consecutive sentences of a passage read as one quote
+			// a quote from a section the corpus merged into the passage goes under that
+			// section's heading, so that no sentence reads as under a heading it does not sit
+			// under; when every quote does, the inner heading takes the place of the passage's
+			// own (its title's last part)
+			parts := labels.of[s]
+			sec := cands[ps[0]].sec
+			if sec > 0 && len(parts) > 1 {
+				parts = parts[:len(parts)-1]
+			}
+			l := labelOf(labelled, parts, shown)
+			if sec > 0 {
+				l = strings.TrimPrefix(l+" — "+cands[ps[0]].heading, " — ")
+			}
+			if l != "" {
+				writeLabel(&b, l, n)
+			}
+			// consecutive sentences of a passage read as one quote, within one section
 			for i := 0; i < len(ps); {
+				if c := cands[ps[i]]; c.sec != sec {
+					sec = c.sec
+					writeLabel(&b, c.heading, n)
+				}
 				quote := cands[ps[i]].text
 				j := i + 1
-				for ; j < len(ps) && cands[ps[j]].idx == cands[ps[j-1]].idx+1; j++ {
+				for ; j < len(ps) && cands[ps[j]].idx == cands[ps[j-1]].idx+1 && cands[ps[j]].sec == sec; j++ {
 					quote += " " + cands[ps[j]].text
 				}
 				quote = escapeQuote(reListMarker.ReplaceAllString(quote, ""))
@@ -881,6 +934,15 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 		}
 	}
 	return strings.TrimSpace(b.String()) + "\n", order, quotes
+}
+
+// writeLabel writes a label line: a line of its own, not a finding's bullet; the blank line
+// before it keeps Markdown from reading it as the previous bullet's continuation.
+func writeLabel(b *strings.Builder, label string, n int) {
+	if !strings.HasSuffix(b.String(), "\n\n") && b.Len() > 0 {
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(b, "**%s** [%d]\n", escapeQuote(label), n)
 }
 
 // reListMarker is a list item's bullet at the start of a quote: markup of the source's list,
@@ -1188,6 +1250,11 @@ func newLabel(parts []string, shown map[string]bool) string {
 			shown[p] = true
 			fresh = append(fresh, p)
 		}
+	}
+	if len(fresh) == 0 && len(parts) > 0 {
+		// another passage under a heading already shown: its heading again, or its quotes
+		// would read as under the label before it
+		return parts[len(parts)-1]
 	}
 	return strings.Join(fresh, " — ")
 }

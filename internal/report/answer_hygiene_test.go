@@ -1,6 +1,8 @@
 package report
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -97,5 +99,61 @@ func TestEscapeQuote(t *testing.T) {
 		if got := escapeQuote(tc.in); got != tc.want {
 			t.Errorf("escapeQuote(%q)\n got %q\nwant %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// A corpus passage holds the small sections merged into it under their own headings ("### Locks"
+// inside "Channel communication"): a quote from such a section goes under that heading, never
+// under the passage's, and no quote runs across the heading.
+func TestAnswerQuotesAMergedSectionUnderItsOwnHeading(t *testing.T) {
+	corpusSrc := func(n int, title, text string) research.Source {
+		s := src(n, title, text)
+		s.Provider, s.DocID = "corpus", fmt.Sprintf("page:%d", n)
+		return s
+	}
+	sources := []research.Source{
+		corpusSrc(1, "The Memory Model — Channel communication",
+			"A send on a channel is synchronized before the receive from that channel completes.\n\n"+
+				"### Locks\n\n"+
+				"For any mutex variable l, call n of l.Unlock() is synchronized before call m of l.Lock() returns.\n\n"+
+				"### Once\n\n"+
+				"The completion of a single call of f() from once.Do(f) is synchronized before the return of any call of once.Do(f)."),
+		corpusSrc(2, "The Memory Model — Channel communication",
+			"Channel communication is the main method of synchronization between goroutines in the memory model."),
+	}
+	out := Answer(AnswerInput{Question: "What does the memory model say about channel communication, mutex Unlock and once.Do(f)?", Sources: sources})
+	body := out.Body
+	merged := slices.Index(out.Order, 1) + 1 // the merged passage's number in the findings
+	for _, want := range []string{
+		fmt.Sprintf("**Locks** [%d]\n- For any mutex variable l, call n of l.Unlock() is synchronized before call m of l.Lock() returns. [%d]", merged, merged),
+		fmt.Sprintf("**Once** [%d]\n- The completion of a single call of f() from once.Do(f)", merged),
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("want %q in:\n%s", want, body)
+		}
+	}
+	if strings.Contains(body, "completes. For any mutex") || strings.Contains(body, "returns. The completion") {
+		t.Errorf("a quote runs across a heading:\n%s", body)
+	}
+	// both passages sit under the heading "Channel communication": the one quoted second is
+	// labelled with it again, or its quote would read as under the label before it
+	if n := strings.Count(body, "Channel communication** ["); n != 2 {
+		t.Errorf("the heading labels %d passages, want 2:\n%s", n, body)
+	}
+}
+
+func TestSplitSections(t *testing.T) {
+	got := splitSections("Intro text.\n\n## Locks\n\nLock text.\n\n### Once\nOnce text.")
+	want := []section{{"", "Intro text.\n\n"}, {"Locks", "\n\nLock text.\n\n"}, {"Once", "\nOnce text."}}
+	if len(got) != len(want) {
+		t.Fatalf("got %q", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("section %d: got %q, want %q", i, got[i], want[i])
+		}
+	}
+	if got := splitSections("No headings here."); len(got) != 1 || got[0].heading != "" {
+		t.Errorf("no headings: got %q", got)
 	}
 }
