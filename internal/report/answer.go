@@ -747,6 +747,14 @@ func selectPassages(cands []candidate, labels labelling, naspects, budget int) [
 	shown := map[string]bool{}
 	npicked := -1                   // how many passages were chosen before this one
 	innerShown := map[[2]int]bool{} // the inner sections (source, section) quoted so far
+	// the candidate that follows each in its passage's section, or -1
+	next := make([]int, len(cands))
+	for k := range cands {
+		next[k] = -1
+		if k+1 < len(cands) && cands[k+1].src == cands[k].src && cands[k+1].idx == cands[k].idx+1 && cands[k+1].sec == cands[k].sec {
+			next[k] = k + 1
+		}
+	}
 	var picked []int
 	spent := 0
 	if naspects > 1 {
@@ -777,6 +785,9 @@ func selectPassages(cands []candidate, labels labelling, naspects, budget int) [
 			quota := 0
 			for _, k := range mine {
 				c := &cands[k]
+				if c.picked {
+					continue // taken with the caption before it
+				}
 				// a sentence under an inner heading is quoted under that heading, a line the
 				// findings charge when its section's first quote is taken
 				inner := 0
@@ -785,6 +796,17 @@ func selectPassages(cands []candidate, labels labelling, naspects, budget int) [
 				}
 				if c.rel[j] < minQuoteScore || spent+quoteCost(*c)+inner > budget || (quota > 0 && quota+quoteCost(*c) > passageQuota(npicked, budget)) {
 					continue
+				}
+				// a caption ("Cluster the table employees on its index:") says nothing without
+				// what it introduces: it is quoted with the sentence after it, or not at all
+				follow := -1
+				if strings.HasSuffix(c.text, ":") {
+					if follow = next[k]; follow < 0 || spent+quoteCost(*c)+inner+quoteCost(cands[follow]) > budget {
+						continue
+					}
+					if cands[follow].picked {
+						follow = -1
+					}
 				}
 				red := 0.0
 				for _, p := range picked {
@@ -798,6 +820,13 @@ func selectPassages(cands []candidate, labels labelling, naspects, budget int) [
 				spent += quoteCost(*c) + inner
 				if c.sec > 0 {
 					innerShown[[2]int{c.src, c.sec}] = true
+				}
+				if follow >= 0 {
+					f := &cands[follow]
+					f.picked, f.aspect = true, j
+					picked = append(picked, follow)
+					spent += quoteCost(*f)
+					quota += quoteCost(*f)
 				}
 				quota += quoteCost(*c)
 			}

@@ -157,3 +157,26 @@ func TestSplitSections(t *testing.T) {
 		t.Errorf("no headings: got %q", got)
 	}
 }
+
+// A caption ("Cluster the table employees on its index:") is quoted with what it introduces, or
+// not at all.
+func TestAnswerQuotesACaptionOnlyWithWhatFollowsIt(t *testing.T) {
+	sources := []research.Source{
+		src(1, "CLUSTER", "CLUSTER reorders a table on disk following one of its indexes.\n\n"+
+			"Cluster the table employees on the basis of its index employees_ind:\n\n"+
+			"CLUSTER employees USING employees_ind;\n\n"+
+			"Cluster every table that was clustered before, again on the same index:"),
+	}
+	out := Answer(AnswerInput{Question: "How do I cluster a table on an index?", Sources: sources})
+	if !strings.Contains(out.Body, "employees_ind: CLUSTER employees USING employees_ind; [1]") {
+		t.Errorf("the caption is not quoted with its example:\n%s", out.Body)
+	}
+	if strings.Contains(out.Body, "again on the same index:") {
+		t.Errorf("a caption with nothing after it is quoted:\n%s", out.Body)
+	}
+	// with no room for both, neither
+	out = Answer(AnswerInput{Question: "How do I cluster a table on an index?", Sources: sources, Budget: 60 + 75})
+	if strings.Contains(out.Body, "employees_ind:") && !strings.Contains(out.Body, "USING employees_ind;") {
+		t.Errorf("a caption is quoted without its example:\n%s", out.Body)
+	}
+}
