@@ -251,17 +251,26 @@ type section struct {
 	heading, text string
 }
 
-// splitSections cuts an indexed passage's text at its heading lines.
+// reInnerHeading matches the heading line the corpus writes for a section it merged into a
+// passage ("### Locks"): two hashes at least, since a line opening with one is as often a
+// comment in a code sample ("# In .htaccess: route all requests to a front controller").
+var reInnerHeading = regexp.MustCompile(`(?m)^ {0,3}#{2,6}\s.*$`)
+
+// splitSections cuts an indexed passage's text at its inner headings; any other heading-like
+// line (a one-hash comment of a code sample) is dropped, as the text's only other markup.
 func splitSections(body string) []section {
 	out := []section{{}}
 	last := 0
-	for _, m := range reHeading.FindAllStringIndex(body, -1) {
+	for _, m := range reInnerHeading.FindAllStringIndex(body, -1) {
 		out[len(out)-1].text = body[last:m[0]]
 		h := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(body[m[0]:m[1]]), "#"))
 		out = append(out, section{heading: h})
 		last = m[1]
 	}
 	out[len(out)-1].text = body[last:]
+	for i := range out {
+		out[i].text = reHeading.ReplaceAllString(out[i].text, "")
+	}
 	return out
 }
 

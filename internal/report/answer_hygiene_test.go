@@ -143,8 +143,8 @@ func TestAnswerQuotesAMergedSectionUnderItsOwnHeading(t *testing.T) {
 }
 
 func TestSplitSections(t *testing.T) {
-	got := splitSections("Intro text.\n\n## Locks\n\nLock text.\n\n### Once\nOnce text.")
-	want := []section{{"", "Intro text.\n\n"}, {"Locks", "\n\nLock text.\n\n"}, {"Once", "\nOnce text."}}
+	got := splitSections("Intro text.\n\n## Locks\n\nLock text.\n# In .htaccess: a comment\nRewriteEngine on\n\n### Once\nOnce text.")
+	want := []section{{"", "Intro text.\n\n"}, {"Locks", "\n\nLock text.\n\nRewriteEngine on\n\n"}, {"Once", "\nOnce text."}}
 	if len(got) != len(want) {
 		t.Fatalf("got %q", got)
 	}
