@@ -720,10 +720,11 @@ func FusedRanks(ranks [][]string, weights []float64) map[string]float64 {
 }
 
 // selectPassages takes passages round-robin over the aspects, each time the best one left for
-// that aspect, and quotes every sentence of it worth quoting (not a repeat of a picked one),
-// until the budget is spent. A passage's label (labels.of, when labels.from says its aspect's
-// labels have begun) is charged to the budget when it is taken: within an aspect, passages are
-// taken in the order the findings show them.
+// that aspect, and quotes every sentence of it worth quoting (not a repeat of a picked one; a
+// caption only with the sentence it introduces), until the budget is spent. A passage's label
+// (labels.of, when labels.from says its aspect's labels have begun) is charged to the budget
+// when it is taken, and an inner section's heading when its first sentence is: within an
+// aspect, passages are taken in the order the findings show them.
 func selectPassages(cands []candidate, labels labelling, naspects, budget int) []int {
 	nsources := len(labels.of)
 	labelled := make([]bool, naspects) // an aspect whose findings show labels from here on
@@ -813,8 +814,10 @@ func selectPassages(cands []candidate, labels labelling, naspects, budget int) [
 					if follow = next[k]; follow < 0 || spent+quoteCost(*c)+inner+quoteCost(cands[follow]) > budget {
 						continue
 					}
-					if cands[follow].picked {
-						follow = -1
+					if f := cands[follow]; f.picked && f.aspect != j {
+						continue // quoted under another aspect: the caption would stand alone here
+					} else if f.picked {
+						follow = -1 // quoted here already: the two read as one quote
 					}
 				}
 				red := 0.0
