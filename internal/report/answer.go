@@ -721,10 +721,10 @@ func FusedRanks(ranks [][]string, weights []float64) map[string]float64 {
 
 // selectPassages takes passages round-robin over the aspects, each time the best one left for
 // that aspect, and quotes every sentence of it worth quoting (not a repeat of a picked one; a
-// caption only with the sentence it introduces), until the budget is spent. A passage's label
-// (labels.of, when labels.from says its aspect's labels have begun) is charged to the budget
-// when it is taken, and an inner section's heading when its first sentence is: within an
-// aspect, passages are taken in the order the findings show them.
+// caption or a run-on list item only with the sentence after it, leadsIn), until the budget is
+// spent. A passage's label (labels.of, when labels.from says its aspect's labels have begun) is
+// charged to the budget when it is taken, and an inner section's heading when its first
+// sentence is: within an aspect, passages are taken in the order the findings show them.
 func selectPassages(cands []candidate, labels labelling, naspects, budget int) []int {
 	nsources := len(labels.of)
 	labelled := make([]bool, naspects) // an aspect whose findings show labels from here on
@@ -807,10 +807,11 @@ func selectPassages(cands []candidate, labels labelling, naspects, budget int) [
 				if c.rel[j] < minQuoteScore || spent+quoteCost(*c)+inner > budget || (quota > 0 && quota+quoteCost(*c) > passageQuota(npicked, budget)) {
 					continue
 				}
-				// a caption ("Cluster the table employees on its index:") says nothing without
-				// what it introduces: it is quoted with the sentence after it, or not at all
+				// a caption ("Cluster the table employees on its index:") or a list item that runs
+				// on ("..., and") says nothing without what follows: it is quoted with the
+				// sentence after it, or not at all
 				follow := -1
-				if strings.HasSuffix(c.text, ":") {
+				if leadsIn(c.text) {
 					if follow = next[k]; follow < 0 || spent+quoteCost(*c)+inner+quoteCost(cands[follow]) > budget {
 						continue
 					}
@@ -975,6 +976,12 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 		}
 	}
 	return strings.TrimSpace(b.String()) + "\n", order, quotes
+}
+
+// leadsIn reports a sentence that introduces what follows it: a caption ("...on its index:"), or
+// a list item that runs on into the next ("the memory location or variable being accessed, and").
+func leadsIn(s string) bool {
+	return strings.HasSuffix(s, ":") || strings.HasSuffix(s, ",") || strings.HasSuffix(s, " and") || strings.HasSuffix(s, " or")
 }
 
 // writeLabel writes a label line: a line of its own, not a finding's bullet; the blank line

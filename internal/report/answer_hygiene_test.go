@@ -174,6 +174,18 @@ func TestAnswerQuotesACaptionOnlyWithWhatFollowsIt(t *testing.T) {
 	if strings.Contains(out.Body, "again on the same index:") {
 		t.Errorf("a caption with nothing after it is quoted:\n%s", out.Body)
 	}
+	// a list item that runs on into the next is a lead-in too: at any budget, it is quoted
+	// with the item after it or not at all
+	listed := []research.Source{src(1, "Memory Model",
+		"A memory operation in the memory model is modeled by its kind, its location and its value.\n\n"+
+			"the memory location or variable being accessed by a memory operation, and\n\n"+
+			"whatever the hardware happens to cache besides.")}
+	for budget := 100; budget <= 400; budget += 10 {
+		out = Answer(AnswerInput{Question: "What does a memory operation record in the memory model?", Sources: listed, Budget: budget})
+		if strings.Contains(out.Body, "operation, and") && !strings.Contains(out.Body, "operation, and whatever the hardware") {
+			t.Errorf("budget %d: the run-on list item is quoted without the item after it:\n%s", budget, out.Body)
+		}
+	}
 	// with no room for both, neither
 	out = Answer(AnswerInput{Question: "How do I cluster a table on an index?", Sources: sources, Budget: 60 + 75})
 	if strings.Contains(out.Body, "employees_ind:") && !strings.Contains(out.Body, "USING employees_ind;") {
