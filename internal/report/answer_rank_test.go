@@ -268,3 +268,40 @@ func TestAnswerPrefersThePageTheSearchesReturnedMostOf(t *testing.T) {
 		t.Errorf("the page with one hit came first:\n%s", body)
 	}
 }
+
+// A passage that writes the aspect's words side by side, as the asker put them ("disk space"),
+// outranks one that holds the same words apart; a pair of everyday words counts for nothing.
+func TestAnswerPrefersThePassageThatWritesTheAskedPairTogether(t *testing.T) {
+	sources := []research.Source{
+		{N: 1, Result: search.Result{Title: "Journal files"}, Text: "Deleting the journal leaves space on the disk for other files of the database."},
+		{N: 2, Result: search.Result{Title: "Vacuum"}, Text: "Rebuilding the database file gives its free disk space back to the system."},
+	}
+	in := AnswerInput{Question: "How do I get disk space back from a database file?", Sources: sources, Budget: 110, Prior: []float64{1, 0.8}}
+	out := Answer(in)
+	if !strings.Contains(out.Body, "free disk space back") || strings.Contains(out.Body, "Deleting the journal") {
+		t.Errorf("the passage that says \"disk space\" should come first and fill the budget:\n%s", out.Body)
+	}
+}
+
+func TestAdjacentPairs(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want [][2]string
+	}{
+		{"free disk space back", [][2]string{{"free", "disk"}, {"disk", "space"}, {"space", "back"}}},
+		{"order of memory operations", [][2]string{{"memori", "oper"}}},
+		{"the disk", nil},
+	} {
+		got := adjacentPairs(tc.in)
+		if len(got) != len(tc.want) {
+			t.Errorf("%q: got %v, want %v", tc.in, got, tc.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != tc.want[i] {
+				t.Errorf("%q: got %v, want %v", tc.in, got, tc.want)
+				break
+			}
+		}
+	}
+}
