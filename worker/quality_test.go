@@ -17,9 +17,10 @@ const sqliteDocs = "/usr/share/doc/sqlite3"
 // (saturation) strategy, measured through this pipeline: 0.286 when the floor was last raised
 // (at a56b8e4; 0.252 and 0.207 before), beside the bm25 baseline's 0.161; 0.275 since each
 // question draws its epsilon pass-through from its own seed (d4106f7), 0.286 again since merged
-// sections are quoted under their own headings (d6c8b91). Raise it with the measurement; never
-// lower it to make a change pass.
-const reportRecallFloor = 0.27
+// sections are quoted under their own headings (d6c8b91), 0.320 since the asked word pairs weigh
+// (ff22982), when the floor was raised to 0.30. Raise it with the measurement; never lower it to
+// make a change pass.
+const reportRecallFloor = 0.30
 
 // TestReportRecallFloorOnTheSQLiteDevSet runs the SQLite dev set through the real worker and
 // dev server, as `starter eval` does, and fails when sated's reports recall fewer facts than
