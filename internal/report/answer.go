@@ -994,11 +994,12 @@ func leadsIn(s string) bool {
 	return strings.HasSuffix(s, ":") || strings.HasSuffix(s, ",") || strings.HasSuffix(s, " and") || strings.HasSuffix(s, " or")
 }
 
-// weighAdjacency scales each sentence's relevance to an aspect by how many of the aspect's
-// adjacent word pairs ("disk space", "time zone") its passage, title included, also writes
-// side by side: 1 + weightAdjacent times the share. A passage that names the aspect's words as
-// the asker put them together is about what they asked; one that holds them apart may only
-// mention each ("the disk" ... "space for the journal").
+// weighAdjacency scales each sentence's relevance to an aspect by 1 + weightAdjacent times the
+// share of the aspect's adjacent word pairs ("disk space", "time zone") that its passage, title
+// included, also writes side by side, each pair weighed by its rarer word's idf; a pair of two
+// everyday words (scale < 1: no title of the corpus uses them) counts for nothing. A passage
+// that names the aspect's words as the asker put them together is about what they asked; one
+// that holds them apart may only mention each ("the disk" ... "space for the journal").
 func weighAdjacency(cands []candidate, sources []research.Source, aspects []string, idf map[string]float64, scale func(string) float64) {
 	pairs := make([]map[[2]string]bool, len(sources))
 	for i, s := range sources {
@@ -1016,22 +1017,15 @@ func weighAdjacency(cands []candidate, sources []research.Source, aspects []stri
 	for j, a := range aspects {
 		asked[j] = adjacentPairs(a)
 	}
+	// per source and aspect, computed once: every sentence of a passage shares its share
+	memo := map[[2]int]float64{}
 	share := func(src, j int) float64 {
-		all, have := 0.0, 0.0
-		for _, p := range asked[j] {
-			if scale(p[0]) < 1 && scale(p[1]) < 1 {
-				continue // two everyday words ("someone accidentally") say nothing of the subject
-			}
-			w := min(idf[p[0]], idf[p[1]])
-			all += w
-			if pairs[src][p] {
-				have += w
-			}
+		if v, ok := memo[[2]int{src, j}]; ok {
+			return v
 		}
-		if all == 0 {
-			return 0
-		}
-		return have / all
+		v := pairShare(asked[j], pairs[src], idf, scale)
+		memo[[2]int{src, j}] = v
+		return v
 	}
 	for k := range cands {
 		c := &cands[k]
@@ -1039,6 +1033,26 @@ func weighAdjacency(cands []candidate, sources []research.Source, aspects []stri
 			c.rel[j] *= 1 + weightAdjacent*share(c.src, j)
 		}
 	}
+}
+
+// pairShare is the share of the asked pairs, weighed by their rarer word's idf, that have holds;
+// a pair of two everyday words (scale < 1) is not counted.
+func pairShare(asked [][2]string, have map[[2]string]bool, idf map[string]float64, scale func(string) float64) float64 {
+	all, held := 0.0, 0.0
+	for _, p := range asked {
+		if scale(p[0]) < 1 && scale(p[1]) < 1 {
+			continue // two everyday words ("someone accidentally") say nothing of the subject
+		}
+		w := min(idf[p[0]], idf[p[1]])
+		all += w
+		if have[p] {
+			held += w
+		}
+	}
+	if all == 0 {
+		return 0
+	}
+	return held / all
 }
 
 // adjacentPairs is the stemmed pairs of content words next to each other in s, with no other
