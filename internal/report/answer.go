@@ -1013,24 +1013,21 @@ func weighAdjacency(cands []candidate, sources []research.Source, aspects []stri
 			pairs[c.src][p] = true
 		}
 	}
-	asked := make([][][2]string, len(aspects))
-	for j, a := range aspects {
-		asked[j] = adjacentPairs(a)
+	// per source and aspect: every sentence of a passage shares its passage's share
+	share := make([][]float64, len(sources))
+	for i := range share {
+		share[i] = make([]float64, len(aspects))
 	}
-	// per source and aspect, computed once: every sentence of a passage shares its share
-	memo := map[[2]int]float64{}
-	share := func(src, j int) float64 {
-		if v, ok := memo[[2]int{src, j}]; ok {
-			return v
+	for j, a := range aspects {
+		asked := adjacentPairs(a)
+		for i := range sources {
+			share[i][j] = pairShare(asked, pairs[i], idf, scale)
 		}
-		v := pairShare(asked[j], pairs[src], idf, scale)
-		memo[[2]int{src, j}] = v
-		return v
 	}
 	for k := range cands {
 		c := &cands[k]
 		for j := range c.rel {
-			c.rel[j] *= 1 + weightAdjacent*share(c.src, j)
+			c.rel[j] *= 1 + weightAdjacent*share[c.src][j]
 		}
 	}
 }
