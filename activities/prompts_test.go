@@ -147,6 +147,27 @@ func TestTaskPromptsAreTrimmedAndCapped(t *testing.T) {
 	assert.Contains(t, syn.prompt, "[8] Page 7", "the synthesis prompt holds every source")
 }
 
+// The model writes from the answer's selected quotes: a quote from a section the corpus merged
+// into a passage reaches it under that section's heading, one quote a line, as the extractive
+// findings show it, not joined into the passage's text under the passage's title.
+func TestSynthesisPromptKeepsMergedSectionHeadings(t *testing.T) {
+	m := &promptModel{}
+	acts := NewActivities(Deps{Model: m, ReportDir: t.TempDir()})
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestActivityEnvironment()
+	env.RegisterActivity(acts)
+	src := Source{N: 1, Round: 1, Enriched: true, Result: search.Result{
+		Title: "The Memory Model — Channel communication", URL: "file:///mem.html#chan", Provider: "corpus", DocID: "mem:3"},
+		Text: "A send on a channel is synchronized before the receive from that channel completes.\n\n" +
+			"### Locks\n\nFor any mutex variable l, call n of l.Unlock() is synchronized before call m of l.Lock() returns."}
+	_, err := env.ExecuteActivity(acts.Synthesize, SynthesizeInput{WorkflowID: "sections", UseModel: true, Sources: []Source{src},
+		Question: "What does the memory model say about channel communication and mutex Unlock?"})
+	require.NoError(t, err)
+	require.Len(t, m.calls, 1)
+	prompt := m.calls[0].prompt
+	assert.Contains(t, prompt, "A send on a channel is synchronized before the receive from that channel completes.\n### Locks\nFor any mutex variable l,")
+}
+
 // BenchmarkStagePrompts prints, per task stage, the prompt size and token cap sent next to
 // the design's: go test ./activities -run '^$' -bench StagePrompts
 func BenchmarkStagePrompts(b *testing.B) {

@@ -156,7 +156,8 @@ func (a *Activities) topical(ctx context.Context, sources []research.Source) fun
 func (a *Activities) modelSynthesis(ctx context.Context, in SynthesizeInput, d *report.Data, quotes map[int][]string, out *SynthesizeOutput) error {
 	ps := make([]llm.PromptSource, len(d.Sources))
 	for i, s := range d.Sources {
-		text := strings.Join(quotes[s.N], " ")
+		// one line per quote, a merged section's quotes under its heading line
+		text := strings.Join(quotes[s.N], "\n")
 		if text == "" {
 			text = s.Snippet
 		}

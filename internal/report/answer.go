@@ -143,7 +143,10 @@ type AnswerOutput struct {
 	// Order lists the original source numbers in their new order: Order[i] becomes i+1.
 	// Sources never cited follow the cited ones in their original order.
 	Order []int
-	// Quotes are the quotes of each source, by its new number, as the findings cite them.
+	// Quotes are the lines of each source's findings, by its new number, as the findings cite
+	// them: its quotes, and before the first quote from a section the corpus merged into the
+	// passage, that section's heading as a Markdown heading line ("### Locks"), so that a model
+	// writing from them reads every quote under the heading it sits under.
 	Quotes   map[int][]string
 	Coverage []AspectCoverage
 }
@@ -961,11 +964,15 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 			if l != "" {
 				writeLabel(&b, l, n)
 			}
+			if sec > 0 {
+				quotes[n] = append(quotes[n], "### "+cands[ps[0]].heading)
+			}
 			// consecutive sentences of a passage read as one quote, within one section
 			for i := 0; i < len(ps); {
 				if c := cands[ps[i]]; c.sec != sec {
 					sec = c.sec
 					writeLabel(&b, c.heading, n)
+					quotes[n] = append(quotes[n], "### "+c.heading)
 				}
 				quote := cands[ps[i]].text
 				j := i + 1
