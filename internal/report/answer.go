@@ -238,7 +238,11 @@ func answerCandidates(question string, sources []research.Source) []candidate {
 		}
 		k := -1
 		for si, sec := range secs {
-			for _, sent := range text.Sentences(stripFootnotes(sec.text)) {
+			body := sec.text
+			if s.Indexed() {
+				body = markContinuations(body)
+			}
+			for _, sent := range text.Sentences(stripFootnotes(body)) {
 				k++
 				sent = strings.TrimSpace(strings.TrimRight(sent, " …"))
 				key := sentenceKey(sent)

@@ -192,3 +192,39 @@ func TestAnswerQuotesACaptionOnlyWithWhatFollowsIt(t *testing.T) {
 		t.Errorf("a caption is quoted without its example:\n%s", out.Body)
 	}
 }
+
+// A sentence a code sample interrupts carries on after it in lower case: quoted, it shows that it
+// starts mid-sentence.
+func TestMarkContinuations(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"For any mutex l:\n\nvar l sync.Mutex\nvar a string\n\nfunc main() {\n\tl.Lock()\n}\n\nis guaranteed to print \"hello, world\". The first call.",
+			"For any mutex l:\n\nvar l sync.Mutex\nvar a string\n\nfunc main() {\n\tl.Lock()\n}\n\n… is guaranteed to print \"hello, world\". The first call."},
+		// a code block opening in lower case is no prose
+		{"In this program:\n\nvar a string\nvar once sync.Once", "In this program:\n\nvar a string\nvar once sync.Once"},
+		// after a full stop a lower-case opening is the writer's own
+		{"The first is done.\n\nmerges the branch into the current one.", "The first is done.\n\nmerges the branch into the current one."},
+		// an identifier may open a sentence
+		{"$ git commit --amend\n\nsqlite3_open() opens the file.", "$ git commit --amend\n\nsqlite3_open() opens the file."},
+		{"$ git commit --amend\n\nwhich will replace the old commit.", "$ git commit --amend\n\n… which will replace the old commit."},
+		// a list item run on without a full stop is not a continued sentence
+		{"- the number of added lines;\n\n- the number of deleted lines;", "- the number of added lines;\n\n- the number of deleted lines;"},
+		{"the first paragraph of a passage.", "the first paragraph of a passage."},
+	} {
+		if got := markContinuations(tc.in); got != tc.want {
+			t.Errorf("markContinuations(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// The findings quote a continued sentence with its mark.
+func TestAnswerMarksASentenceThatStartsAfterCode(t *testing.T) {
+	s := src(1, "The Go Memory Model — Locks",
+		"The sync package implements two lock data types, sync.Mutex and sync.RWMutex. For this program:\n\n"+
+			"var l sync.Mutex\nvar a string\n\nfunc main() {\n\tl.Lock()\n\tgo f()\n\tl.Lock()\n\tprint(a)\n}\n\n"+
+			"is guaranteed to print \"hello, world\" because the first call to l.Unlock() is synchronized before the second call to l.Lock() returns.")
+	s.Provider, s.DocID = "corpus", "mem:4"
+	body := Answer(AnswerInput{Question: "What does l.Unlock() of a sync.Mutex guarantee before l.Lock() returns?", Sources: []research.Source{s}}).Body
+	if !strings.Contains(body, "- … is guaranteed to print") {
+		t.Errorf("the continued sentence is not marked:\n%s", body)
+	}
+}

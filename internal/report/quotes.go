@@ -46,3 +46,46 @@ func isBoilerplate(s, question string) bool {
 	}
 	return false
 }
+
+// markContinuations marks, in a passage's extracted text (paragraphs split by blank lines), a
+// prose paragraph that carries on a sentence a code sample interrupted ("...for example:", the
+// code, "is guaranteed to print "hello, world"."): it opens in lower case after a paragraph that
+// ends without a full stop, and gets a leading "… ", so that a quote of it shows it starts
+// mid-sentence instead of reading as a whole sentence. A paragraph is prose when it ends in a
+// full stop and its first line is not code; it carries on when its first word is a plain word
+// (letters only: not an identifier such as "sqlite3_open()" that may open a sentence).
+func markContinuations(s string) string {
+	paras := strings.Split(s, "\n\n")
+	prev := ""
+	for i, p := range paras {
+		t := strings.TrimSpace(p)
+		if t == "" {
+			continue
+		}
+		if prev != "" && !endsSentence(prev) && isProseContinuation(t) {
+			paras[i] = strings.Replace(p, t[:1], "… "+t[:1], 1)
+		}
+		prev = t
+	}
+	return strings.Join(paras, "\n\n")
+}
+
+// endsSentence reports text whose last character closes a sentence.
+func endsSentence(s string) bool {
+	return strings.ContainsAny(s[len(s)-1:], ".!?")
+}
+
+// isProseContinuation reports a prose paragraph that opens with a plain lower-case word.
+func isProseContinuation(p string) bool {
+	first, _, _ := strings.Cut(p, "\n")
+	word, _, _ := strings.Cut(first, " ")
+	if word == "" || word[0] < 'a' || word[0] > 'z' || text.IsCode(first) || !endsSentence(strings.TrimRight(p, " ")) {
+		return false
+	}
+	for _, r := range word {
+		if r < 'a' || r > 'z' {
+			return false
+		}
+	}
+	return true
+}
