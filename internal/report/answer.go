@@ -999,11 +999,23 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 	return strings.TrimSpace(b.String()) + "\n", order, quotes
 }
 
-// leadsIn reports a sentence that introduces what follows it: a caption ("...on its index:"), or
-// a list item that runs on into the next ("the memory location or variable being accessed, and").
+// leadsIn reports a sentence that introduces what follows it: a caption ("...on its index:"), a
+// list item that runs on into the next ("the memory location or variable being accessed, and"),
+// or a line that ends in a word no sentence ends in (leadWords).
 func leadsIn(s string) bool {
-	return strings.HasSuffix(s, ":") || strings.HasSuffix(s, ",") || strings.HasSuffix(s, " and") || strings.HasSuffix(s, " or")
+	if strings.HasSuffix(s, ":") || strings.HasSuffix(s, ",") {
+		return true
+	}
+	i := strings.LastIndexByte(s, ' ')
+	return i >= 0 && leadWords[strings.ToLower(s[i+1:])]
 }
+
+// leadWords cannot end a sentence: a line that ends in one runs on into what follows, often a
+// command or a code sample ("you can always return to the pre-merge state with", "From your
+// client repository, do").
+var leadWords = map[string]bool{"and": true, "or": true, "with": true, "do": true, "run": true, "to": true,
+	"the": true, "a": true, "an": true, "of": true, "by": true, "using": true, "use": true, "from": true,
+	"for": true, "as": true, "via": true, "like": true, "type": true, "enter": true, "is": true, "are": true}
 
 // weighAdjacency scales each sentence's relevance to an aspect by 1 + weightAdjacent times the
 // share of the aspect's adjacent word pairs ("disk space", "time zone") that its passage, title

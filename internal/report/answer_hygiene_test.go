@@ -186,6 +186,21 @@ func TestAnswerQuotesACaptionOnlyWithWhatFollowsIt(t *testing.T) {
 			t.Errorf("budget %d: the run-on list item is quoted without the item after it:\n%s", budget, out.Body)
 		}
 	}
+	// a line that ends in a word no sentence ends in introduces the command after it
+	merge := []research.Source{src(1, "git-merge(1) — HOW TO RESOLVE CONFLICTS",
+		"A merge that conflicts stops and leaves the conflicted paths marked in the working tree.\n\n"+
+			"If you get stuck and decide to give up on the merge, you can always return to the pre-merge state with\n\n"+
+			"$ git merge --abort\n\n"+
+			"To redo the merge later, run it again from the branch you merged from")}
+	for budget := 100; budget <= 400; budget += 10 {
+		out = Answer(AnswerInput{Question: "How do I give up on a merge that conflicts and return to the pre-merge state?", Sources: merge, Budget: budget})
+		if strings.Contains(out.Body, "state with") && !strings.Contains(out.Body, "state with $ git merge --abort") {
+			t.Errorf("budget %d: the lead-in is quoted without its command:\n%s", budget, out.Body)
+		}
+		if strings.Contains(out.Body, "merged from") {
+			t.Errorf("budget %d: a lead-in with nothing after it is quoted:\n%s", budget, out.Body)
+		}
+	}
 	// with no room for both, neither
 	out = Answer(AnswerInput{Question: "How do I cluster a table on an index?", Sources: sources, Budget: 60 + 75})
 	if strings.Contains(out.Body, "employees_ind:") && !strings.Contains(out.Body, "USING employees_ind;") {
