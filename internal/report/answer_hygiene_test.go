@@ -180,23 +180,16 @@ func TestAnswerQuotesACaptionOnlyWithWhatFollowsIt(t *testing.T) {
 		"A memory operation in the memory model is modeled by its kind, its location and its value.\n\n"+
 			"the memory location or variable being accessed by a memory operation, and\n\n"+
 			"whatever the hardware happens to cache besides.")}
-	for budget := 100; budget <= 400; budget += 10 {
-		out = Answer(AnswerInput{Question: "What does a memory operation record in the memory model?", Sources: listed, Budget: budget})
-		if strings.Contains(out.Body, "operation, and") && !strings.Contains(out.Body, "operation, and whatever the hardware") {
-			t.Errorf("budget %d: the run-on list item is quoted without the item after it:\n%s", budget, out.Body)
-		}
-	}
+	quotedOnlyWithFollower(t, "What does a memory operation record in the memory model?", listed, "operation, and", "whatever the hardware")
 	// a line that ends in a word no sentence ends in introduces the command after it
 	merge := []research.Source{src(1, "git-merge(1) — HOW TO RESOLVE CONFLICTS",
 		"A merge that conflicts stops and leaves the conflicted paths marked in the working tree.\n\n"+
 			"If you get stuck and decide to give up on the merge, you can always return to the pre-merge state with\n\n"+
 			"$ git merge --abort\n\n"+
 			"To redo the merge later, run it again from the branch you merged from")}
+	quotedOnlyWithFollower(t, "How do I give up on a merge that conflicts and return to the pre-merge state?", merge, "state with", "$ git merge --abort")
 	for budget := 100; budget <= 400; budget += 10 {
 		out = Answer(AnswerInput{Question: "How do I give up on a merge that conflicts and return to the pre-merge state?", Sources: merge, Budget: budget})
-		if strings.Contains(out.Body, "state with") && !strings.Contains(out.Body, "state with $ git merge --abort") {
-			t.Errorf("budget %d: the lead-in is quoted without its command:\n%s", budget, out.Body)
-		}
 		if strings.Contains(out.Body, "merged from") {
 			t.Errorf("budget %d: a lead-in with nothing after it is quoted:\n%s", budget, out.Body)
 		}
@@ -205,6 +198,18 @@ func TestAnswerQuotesACaptionOnlyWithWhatFollowsIt(t *testing.T) {
 	out = Answer(AnswerInput{Question: "How do I cluster a table on an index?", Sources: sources, Budget: 60 + 75})
 	if strings.Contains(out.Body, "employees_ind:") && !strings.Contains(out.Body, "USING employees_ind;") {
 		t.Errorf("a caption is quoted without its example:\n%s", out.Body)
+	}
+}
+
+// quotedOnlyWithFollower checks that, at every budget from 100 to 400, the findings quote the
+// lead-in ending in lead only together with the text after it that starts with follower.
+func quotedOnlyWithFollower(t *testing.T, question string, sources []research.Source, lead, follower string) {
+	t.Helper()
+	for budget := 100; budget <= 400; budget += 10 {
+		out := Answer(AnswerInput{Question: question, Sources: sources, Budget: budget})
+		if strings.Contains(out.Body, lead) && !strings.Contains(out.Body, lead+" "+follower) {
+			t.Errorf("budget %d: %q is quoted without %q after it:\n%s", budget, lead, follower, out.Body)
+		}
 	}
 }
 
