@@ -240,7 +240,7 @@ func answerCandidates(question string, sources []research.Source) []candidate {
 		for si, sec := range secs {
 			body := sec.text
 			if s.Indexed() {
-				body = markContinuations(body)
+				body = markContinuations(unwrapComments(body))
 			}
 			for _, sent := range text.Sentences(stripFootnotes(body)) {
 				k++

@@ -248,3 +248,29 @@ func TestAnswerMarksASentenceThatStartsAfterCode(t *testing.T) {
 		t.Errorf("the continued sentence is not marked:\n%s", body)
 	}
 }
+
+// A C block comment in a code sample is prose: quoted, it reads as its sentences, without the
+// comment's markers and not cut at its lines' ends.
+func TestUnwrapComments(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"int x;\n/*\n** Perform an online backup of database pDb to the database file named\n** by zFilename. It copies 5 pages.\n**\n** The third argument must be a pointer to a progress\n** function.\n*/\nint backupDb(",
+			"int x;\n\nPerform an online backup of database pDb to the database file named by zFilename. It copies 5 pages.\n\n\nThe third argument must be a pointer to a progress function.\n\nint backupDb("},
+		// a one-line comment, and code after a comment's end on its line
+		{"  /* Open the database file. */\n  rc = open();", "\nOpen the database file.\n\n  rc = open();"},
+		{"/* Each iteration copies\n** 5 pages. */ do {\n  step();", "\nEach iteration copies 5 pages.\n\ndo {\n  step();"},
+		// a comment after code on its line is the code's
+		{"rc = 1; /* the return code */", "rc = 1; /* the return code */"},
+		{"No comment here.\n10 ** 55 is large.", "No comment here.\n10 ** 55 is large."},
+	} {
+		if got := unwrapComments(tc.in); got != tc.want {
+			t.Errorf("unwrapComments(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+	s := src(1, "SQLite Backup API — Example 2: Online Backup of a Running Database",
+		"The online backup API copies a live database.\n\n/*\n** Perform an online backup of database pDb to the database file named\n** by zFilename. This function copies 5 database pages from pDb to\n** zFilename, then unlocks pDb and sleeps for 250 ms.\n*/\nint backupDb(sqlite3 *pDb, const char *zFilename){")
+	s.Provider, s.DocID = "corpus", "backup:2"
+	body := Answer(AnswerInput{Question: "How do I back up a live SQLite database with the online backup API?", Sources: []research.Source{s}}).Body
+	if !strings.Contains(body, "Perform an online backup of database pDb to the database file named by zFilename. This function copies 5 database pages") || strings.Contains(body, `\*\*`) {
+		t.Errorf("the comment is not quoted as its prose:\n%s", body)
+	}
+}

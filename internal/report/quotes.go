@@ -89,3 +89,45 @@ func isProseContinuation(p string) bool {
 	}
 	return true
 }
+
+// unwrapComments turns each C block comment that opens a line of a passage's extracted text
+// ("/*", then lines of "** Perform an online backup of database pDb to the database file named",
+// then "*/") into a paragraph of its prose: the comment markers go, its lines join, and an empty
+// comment line ("**") ends a paragraph. Left as they are, each line of the comment reads as a
+// sentence cut off at the line's end, with the markers quoted.
+func unwrapComments(s string) string {
+	lines := strings.Split(s, "\n")
+	out := make([]string, 0, len(lines))
+	var para []string
+	flush := func() {
+		if len(para) > 0 {
+			out = append(out, "", strings.Join(para, " "), "")
+			para = nil
+		}
+	}
+	in := false
+	for _, line := range lines {
+		t := strings.TrimSpace(line)
+		if !in && !strings.HasPrefix(t, "/*") {
+			out = append(out, line)
+			continue
+		}
+		in = true
+		t, rest, closes := strings.Cut(t, "*/") // rest: code after the comment's end, on its line
+		t = strings.TrimSpace(strings.TrimLeft(strings.TrimPrefix(t, "/"), "*"))
+		if t == "" {
+			flush()
+		} else {
+			para = append(para, t)
+		}
+		if closes {
+			flush()
+			if rest = strings.TrimSpace(rest); rest != "" {
+				out = append(out, rest)
+			}
+			in = false
+		}
+	}
+	flush()
+	return strings.Join(out, "\n")
+}
