@@ -255,7 +255,15 @@ func answerCandidates(question string, sources []research.Source) []candidate {
 				if len(t) < 2 {
 					continue
 				}
-				out = append(out, candidate{src: i, idx: k, sec: si, heading: sec.heading, text: sent, terms: t, quality: sentenceQuality(sent, t)})
+				q := sentenceQuality(sent, t)
+				if s.Indexed() && !endsSentence(sent) && !strings.Contains(body, sent) {
+					// lines joined into no sentence: a code block, a table's rows or a list of
+					// names flattened ("var a string var once sync.Once", "BLOB no datatype
+					// specified BLOB 3") says nothing on its own; it is quoted only after the
+					// caption that introduces it (selectPassages' leadsIn)
+					q = 0
+				}
+				out = append(out, candidate{src: i, idx: k, sec: si, heading: sec.heading, text: sent, terms: t, quality: q})
 			}
 		}
 	}

@@ -274,3 +274,28 @@ func TestUnwrapComments(t *testing.T) {
 		t.Errorf("the comment is not quoted as its prose:\n%s", body)
 	}
 }
+
+// A code block, table or list of names that the text's lines join into no sentence is quoted
+// only after the caption that introduces it, never as a finding of its own.
+func TestAnswerQuotesAFlattenedBlockOnlyAfterItsCaption(t *testing.T) {
+	once := src(1, "The Go Memory Model — Once",
+		"The sync package provides a safe mechanism for initialization through the use of the Once type.\n\n"+
+			"var a string\nvar once sync.Once\n\n"+
+			"The completion of a single call of f() from once.Do(f) is synchronized before the return of any call of once.Do(f).")
+	once.Provider, once.DocID = "corpus", "mem:9"
+	body := Answer(AnswerInput{Question: "How does sync.Once order the memory operations of once.Do?", Sources: []research.Source{once}}).Body
+	if strings.Contains(body, "var once sync.Once") {
+		t.Errorf("a flattened code block is quoted on its own:\n%s", body)
+	}
+	if !strings.Contains(body, "The completion of a single call of f() from once.Do(f)") {
+		t.Errorf("the passage's sentences are not quoted:\n%s", body)
+	}
+	captioned := src(1, "The Go Memory Model — Once",
+		"The sync package provides a safe mechanism for initialization through the use of the Once type.\n\n"+
+			"A program that sets up a string once declares a sync.Once beside it:\n\nvar a string\nvar once sync.Once")
+	captioned.Provider, captioned.DocID = "corpus", "mem:9"
+	body = Answer(AnswerInput{Question: "How does a program declare a sync.Once to set up a string once?", Sources: []research.Source{captioned}}).Body
+	if !strings.Contains(body, "declares a sync.Once beside it: var a string var once sync.Once") {
+		t.Errorf("the block is not quoted after its caption:\n%s", body)
+	}
+}
