@@ -242,7 +242,8 @@ func answerCandidates(question string, sources []research.Source) []candidate {
 			if s.Indexed() {
 				body = markContinuations(unwrapComments(body))
 			}
-			for _, sent := range text.Sentences(stripFootnotes(body)) {
+			body = stripFootnotes(body)
+			for _, sent := range text.Sentences(body) {
 				k++
 				sent = strings.TrimSpace(strings.TrimRight(sent, " …"))
 				key := sentenceKey(sent)
@@ -257,10 +258,11 @@ func answerCandidates(question string, sources []research.Source) []candidate {
 				}
 				q := sentenceQuality(sent, t)
 				if s.Indexed() && !endsSentence(sent) && !strings.Contains(body, sent) {
-					// lines joined into no sentence: a code block, a table's rows or a list of
-					// names flattened ("var a string var once sync.Once", "BLOB no datatype
-					// specified BLOB 3") says nothing on its own; it is quoted only after the
-					// caption that introduces it (selectPassages' leadsIn)
+					// text laid out, not written: the sentence splitter folded its white space,
+					// joining a code block's or a table's lines ("var a string var once
+					// sync.Once", "BLOB no datatype specified BLOB 3") or closing a line's
+					// alignment runs, and it ends no sentence. It says nothing on its own and is
+					// quoted only after the caption that introduces it (selectPassages' leadsIn)
 					q = 0
 				}
 				out = append(out, candidate{src: i, idx: k, sec: si, heading: sec.heading, text: sent, terms: t, quality: q})

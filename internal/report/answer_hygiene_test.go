@@ -106,19 +106,14 @@ func TestEscapeQuote(t *testing.T) {
 // inside "Channel communication"): a quote from such a section goes under that heading, never
 // under the passage's, and no quote runs across the heading.
 func TestAnswerQuotesAMergedSectionUnderItsOwnHeading(t *testing.T) {
-	corpusSrc := func(n int, title, text string) research.Source {
-		s := src(n, title, text)
-		s.Provider, s.DocID = "corpus", fmt.Sprintf("page:%d", n)
-		return s
-	}
 	sources := []research.Source{
-		corpusSrc(1, "The Memory Model — Channel communication",
+		corpusSource(1, "The Memory Model — Channel communication",
 			"A send on a channel is synchronized before the receive from that channel completes.\n\n"+
 				"### Locks\n\n"+
 				"For any mutex variable l, call n of l.Unlock() is synchronized before call m of l.Lock() returns.\n\n"+
 				"### Once\n\n"+
 				"The completion of a single call of f() from once.Do(f) is synchronized before the return of any call of once.Do(f)."),
-		corpusSrc(2, "The Memory Model — Channel communication",
+		corpusSource(2, "The Memory Model — Channel communication",
 			"Channel communication is the main method of synchronization between goroutines in the memory model."),
 	}
 	out := Answer(AnswerInput{Question: "What does the memory model say about channel communication, mutex Unlock and once.Do(f)?", Sources: sources})
@@ -238,11 +233,10 @@ func TestMarkContinuations(t *testing.T) {
 
 // The findings quote a continued sentence with its mark.
 func TestAnswerMarksASentenceThatStartsAfterCode(t *testing.T) {
-	s := src(1, "The Go Memory Model — Locks",
+	s := corpusSource(1, "The Go Memory Model — Locks",
 		"The sync package implements two lock data types, sync.Mutex and sync.RWMutex. For this program:\n\n"+
 			"var l sync.Mutex\nvar a string\n\nfunc main() {\n\tl.Lock()\n\tgo f()\n\tl.Lock()\n\tprint(a)\n}\n\n"+
 			"is guaranteed to print \"hello, world\" because the first call to l.Unlock() is synchronized before the second call to l.Lock() returns.")
-	s.Provider, s.DocID = "corpus", "mem:4"
 	body := Answer(AnswerInput{Question: "What does l.Unlock() of a sync.Mutex guarantee before l.Lock() returns?", Sources: []research.Source{s}}).Body
 	if !strings.Contains(body, "- … is guaranteed to print") {
 		t.Errorf("the continued sentence is not marked:\n%s", body)
@@ -266,9 +260,8 @@ func TestUnwrapComments(t *testing.T) {
 			t.Errorf("unwrapComments(%q)\n got %q\nwant %q", tc.in, got, tc.want)
 		}
 	}
-	s := src(1, "SQLite Backup API — Example 2: Online Backup of a Running Database",
+	s := corpusSource(1, "SQLite Backup API — Example 2: Online Backup of a Running Database",
 		"The online backup API copies a live database.\n\n/*\n** Perform an online backup of database pDb to the database file named\n** by zFilename. This function copies 5 database pages from pDb to\n** zFilename, then unlocks pDb and sleeps for 250 ms.\n*/\nint backupDb(sqlite3 *pDb, const char *zFilename){")
-	s.Provider, s.DocID = "corpus", "backup:2"
 	body := Answer(AnswerInput{Question: "How do I back up a live SQLite database with the online backup API?", Sources: []research.Source{s}}).Body
 	if !strings.Contains(body, "Perform an online backup of database pDb to the database file named by zFilename. This function copies 5 database pages") || strings.Contains(body, `\*\*`) {
 		t.Errorf("the comment is not quoted as its prose:\n%s", body)
@@ -278,11 +271,10 @@ func TestUnwrapComments(t *testing.T) {
 // A code block, table or list of names that the text's lines join into no sentence is quoted
 // only after the caption that introduces it, never as a finding of its own.
 func TestAnswerQuotesAFlattenedBlockOnlyAfterItsCaption(t *testing.T) {
-	once := src(1, "The Go Memory Model — Once",
+	once := corpusSource(1, "The Go Memory Model — Once",
 		"The sync package provides a safe mechanism for initialization through the use of the Once type.\n\n"+
 			"var a string\nvar once sync.Once\n\n"+
 			"The completion of a single call of f() from once.Do(f) is synchronized before the return of any call of once.Do(f).")
-	once.Provider, once.DocID = "corpus", "mem:9"
 	body := Answer(AnswerInput{Question: "How does sync.Once order the memory operations of once.Do?", Sources: []research.Source{once}}).Body
 	if strings.Contains(body, "var once sync.Once") {
 		t.Errorf("a flattened code block is quoted on its own:\n%s", body)
@@ -290,12 +282,19 @@ func TestAnswerQuotesAFlattenedBlockOnlyAfterItsCaption(t *testing.T) {
 	if !strings.Contains(body, "The completion of a single call of f() from once.Do(f)") {
 		t.Errorf("the passage's sentences are not quoted:\n%s", body)
 	}
-	captioned := src(1, "The Go Memory Model — Once",
+	captioned := corpusSource(1, "The Go Memory Model — Once",
 		"The sync package provides a safe mechanism for initialization through the use of the Once type.\n\n"+
 			"A program that sets up a string once declares a sync.Once beside it:\n\nvar a string\nvar once sync.Once")
-	captioned.Provider, captioned.DocID = "corpus", "mem:9"
 	body = Answer(AnswerInput{Question: "How does a program declare a sync.Once to set up a string once?", Sources: []research.Source{captioned}}).Body
 	if !strings.Contains(body, "declares a sync.Once beside it: var a string var once sync.Once") {
 		t.Errorf("the block is not quoted after its caption:\n%s", body)
 	}
+}
+
+// corpusSource is source n as the corpus provider returns it: an indexed passage, whose text is
+// extracted (paragraphs split by blank lines, inner headings as "### " lines).
+func corpusSource(n int, title, text string) research.Source {
+	s := src(n, title, text)
+	s.Provider, s.DocID = "corpus", fmt.Sprintf("page:%d", n)
+	return s
 }

@@ -72,7 +72,7 @@ func markContinuations(s string) string {
 
 // endsSentence reports text whose last character closes a sentence.
 func endsSentence(s string) bool {
-	return strings.ContainsAny(s[len(s)-1:], ".!?")
+	return s != "" && strings.ContainsAny(s[len(s)-1:], ".!?")
 }
 
 // isProseContinuation reports a prose paragraph that opens with a plain lower-case word.
