@@ -427,6 +427,7 @@ type htmlText struct {
 	cur     section
 	b       strings.Builder
 	pending []string // ids met since the last text, for the next heading or text
+	level   int      // the level of the last <h1>-<h6>: an <h _id> heading sits one below it
 }
 
 func (w *htmlText) result(title string) extracted {
@@ -557,7 +558,12 @@ func (w *htmlText) walk(n *html.Node, pre bool) {
 			w.pending = append(w.pending, attr(n, "name"))
 		}
 		if level, ok := headingLevel[n.DataAtom]; ok && !pre {
+			w.level = level
 			w.heading(n, level)
+			return
+		}
+		if isHiddenHeading(n) && !pre {
+			w.heading(n, min(6, max(w.level, 1)+1))
 			return
 		}
 		block := blocks[n.DataAtom]
@@ -587,6 +593,14 @@ func (w *htmlText) walk(n *html.Node, pre bool) {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		w.walk(c, pre)
 	}
+}
+
+// isHiddenHeading reports SQLite's heading for a search index and a table of contents, hidden
+// from view: <h _id=pragma_synchronous style="display:none"> PRAGMA synchronous</h> opens each
+// entry of "List Of PRAGMAs". Read as text, the 74 entries made one passage, where a sentence about
+// one pragma sat under another's name.
+func isHiddenHeading(n *html.Node) bool {
+	return n.DataAtom == 0 && n.Data == "h" && attr(n, "_id") != ""
 }
 
 func (w *htmlText) atLineStart() bool {

@@ -343,6 +343,26 @@ func TestExtractHTMLDropsABookIndex(t *testing.T) {
 	require.Contains(t, e.body, "Step 24: run the checkpoint by hand")
 }
 
+// SQLite's pragma page opens each pragma with a hidden heading, <h _id=...>, below its <h2>: each
+// is a section of its own, under its own name.
+func TestExtractHTMLReadsSQLitesHiddenHeadings(t *testing.T) {
+	page := `<html><head><title>Pragma statements supported by SQLite</title></head><body>
+<h2 id="list">List Of PRAGMAs</h2><p>Notes on the pragmas follow.</p>
+<a name="pragma_stats"></a>
+<h _id=pragma_stats style="display:none"> PRAGMA stats</h><hr>
+<p>This pragma is subject to change without notice and is not recommended for use by application programs.</p>
+<a name="pragma_synchronous"></a>
+<h _id=pragma_synchronous style="display:none"> PRAGMA synchronous</h><hr>
+<p>Query or change the setting of the "synchronous" flag.</p></body></html>`
+	e, err := extract([]byte(page), FormatHTML, "pragma.html")
+	require.NoError(t, err)
+	var got []string
+	for _, s := range e.sections {
+		got = append(got, fmt.Sprintf("%d %s #%s", s.level, s.heading, s.anchor))
+	}
+	require.Equal(t, []string{"2 List Of PRAGMAs #list", "3 PRAGMA stats #pragma_stats", "3 PRAGMA synchronous #pragma_synchronous"}, got)
+}
+
 func TestExtractHTMLDropsALanguageSwitcher(t *testing.T) {
 	// as the Apache manual heads and ends every page
 	switcher := `<div class="toplang"><p><span>Available Languages: </span><a href="../en/mod/x.html" title="English">&nbsp;en&nbsp;</a> |
