@@ -597,8 +597,8 @@ func (w *htmlText) walk(n *html.Node, pre bool) {
 
 // isHiddenHeading reports SQLite's heading for a search index and a table of contents, hidden
 // from view: <h _id=pragma_synchronous style="display:none"> PRAGMA synchronous</h> opens each
-// entry of "List Of PRAGMAs". Read as text, the 74 entries made one passage, where a sentence about
-// one pragma sat under another's name.
+// of the 74 entries of "List Of PRAGMAs". Read as text, they ran on in long passages under that
+// one heading, where a sentence about one pragma sat under the passage about another.
 func isHiddenHeading(n *html.Node) bool {
 	return n.DataAtom == 0 && n.Data == "h" && attr(n, "_id") != ""
 }

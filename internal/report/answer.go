@@ -227,22 +227,17 @@ func answerCandidates(question string, sources []research.Source) []candidate {
 		if strings.TrimSpace(body) == "" {
 			body = s.Snippet
 		}
+		extracted := s.Indexed()
 		secs := []section{{text: body}}
 		switch {
-		case s.Indexed():
-			// extracted text: headings are its only markup, and each opens a section the
-			// corpus merged into the passage ("### Locks" inside "Channel communication")
-			secs = splitSections(body)
+		case extracted:
+			secs = extractedSections(body)
 		case looksMarkdown(body):
 			secs[0].text = extract.PlainText(reHeading.ReplaceAllString(body, ""))
 		}
 		k := -1
 		for si, sec := range secs {
-			body := sec.text
-			if s.Indexed() {
-				body = markContinuations(unwrapComments(body))
-			}
-			body = stripFootnotes(body)
+			body := stripFootnotes(sec.text)
 			for _, sent := range text.Sentences(body) {
 				k++
 				sent = strings.TrimSpace(strings.TrimRight(sent, " …"))
@@ -257,7 +252,7 @@ func answerCandidates(question string, sources []research.Source) []candidate {
 					continue
 				}
 				q := sentenceQuality(sent, t)
-				if s.Indexed() && !endsSentence(sent) && !strings.Contains(body, sent) {
+				if extracted && !endsSentence(sent) && !strings.Contains(body, sent) {
 					// text laid out, not written: the sentence splitter folded its white space,
 					// joining a code block's or a table's lines ("var a string var once
 					// sync.Once", "BLOB no datatype specified BLOB 3") or closing a line's
@@ -282,6 +277,18 @@ type section struct {
 // passage ("### Locks"): two hashes at least, since a line opening with one is as often a
 // comment in a code sample ("# In .htaccess: route all requests to a front controller").
 var reInnerHeading = regexp.MustCompile(`(?m)^ {0,3}#{2,6}\s.*$`)
+
+// extractedSections is an indexed passage's text as the answer quotes it: cut at its inner
+// headings (splitSections; each opens a section the corpus merged into the passage, "### Locks"
+// inside "Channel communication"), each section's code comments read as prose
+// (unwrapComments) and its sentences that a code sample interrupted marked (markContinuations).
+func extractedSections(body string) []section {
+	secs := splitSections(body)
+	for i := range secs {
+		secs[i].text = markContinuations(unwrapComments(secs[i].text))
+	}
+	return secs
+}
 
 // splitSections cuts an indexed passage's text at its inner headings; any other heading-like
 // line (a one-hash comment of a code sample) is dropped, as the text's only other markup.
@@ -1022,7 +1029,8 @@ func leadsIn(s string) bool {
 
 // leadWords cannot end a sentence: a line that ends in one runs on into what follows, often a
 // command or a code sample ("you can always return to the pre-merge state with", "From your
-// client repository, do").
+// client repository, do"). They are text's dangling words (which join hard-wrapped lines of
+// prose) and the verbs that introduce a command, less "in", which ends "log in".
 var leadWords = map[string]bool{"and": true, "or": true, "with": true, "do": true, "run": true, "to": true,
 	"the": true, "a": true, "an": true, "of": true, "by": true, "using": true, "use": true, "from": true,
 	"for": true, "as": true, "via": true, "like": true, "type": true, "enter": true, "is": true, "are": true}
