@@ -310,10 +310,17 @@ func NearDuplicate(query string, previous []string) bool {
 // names most of its terms together, while terms scattered over unrelated texts ("images" in a
 // hotlinking recipe, "month" in a log-rotation one) answer nothing.
 func AspectCoverage(aspects []Aspect, evidence []string) []float64 {
+	// a qualified name an aspect writes ("sync.Once") the evidence often writes bare ("the Once
+	// type"), as the answer reads it
+	var asked []string
+	for _, a := range aspects {
+		asked = append(asked, a.Text)
+	}
+	aliases := text.NameAliases(strings.Join(asked, " "))
 	sets := make([]map[string]bool, len(evidence))
 	for i, e := range evidence {
 		sets[i] = map[string]bool{}
-		for _, t := range text.Terms(e) {
+		for _, t := range aliases.Terms(e) {
 			sets[i][t] = true
 		}
 	}

@@ -147,6 +147,12 @@ func TestAspectCoverage(t *testing.T) {
 	if cov[0] != 0.4 {
 		t.Errorf("scattered coverage = %v, want [0.4] (two of five terms in one text)", cov)
 	}
+	// a qualified name is covered by a text writing it bare, as documentation does
+	cov = AspectCoverage([]Aspect{{Text: "how does sync.Once order initialization"}},
+		[]string{"Initialization runs once: the completion of the single call of f() from once.Do(f) is ordered before any once.Do(f) returns."})
+	if cov[0] != 1 {
+		t.Errorf("coverage of an aspect naming sync.Once = %v, want [1]", cov)
+	}
 }
 
 // The index splits identifiers into their parts: "sync.Mutex" is in the corpus when "sync" and

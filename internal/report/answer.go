@@ -181,7 +181,14 @@ func Answer(in AnswerInput) AnswerOutput {
 	if len(aspects) == 0 {
 		aspects = []string{in.Question}
 	}
-	cands := answerCandidates(in.Question, in.Sources)
+	// a qualified name the question writes ("sync.Once") the evidence often writes bare ("the
+	// Once type", "once.Do(f)")
+	aliases := text.NameAliases(in.Question)
+	cands := answerCandidates(in.Question, in.Sources, aliases)
+	titles := make([][]string, len(in.Sources))
+	for i, s := range in.Sources {
+		titles[i] = aliases.Terms(s.Title)
+	}
 	idf := sentenceIDF(cands)
 	scale := topicScale(in.Topical, idf)
 	for t := range idf {
@@ -199,11 +206,11 @@ func Answer(in AnswerInput) AnswerOutput {
 			aterms[j] = qterms
 		}
 	}
-	ix := newSourceIndex(cands, in.Sources)
+	ix := newSourceIndex(cands, in.Sources, titles)
 	scoreCandidates(cands, in.Sources, ix, qterms, aterms, idf, in.Terms, in.Prior, scale)
 	weighAdjacency(cands, in.Sources, aspects, idf, scale)
 	gistScores(cands, ix, qterms, in.Prior)
-	labels := sourceLabels(in.Sources, qterms, idf)
+	labels := sourceLabels(in.Sources, titles, qterms, idf)
 	picked := selectPassages(cands, labels, len(aspects), budget)
 	body, order, quotes := renderAnswer(aspects, in.Sources, cands, picked, labels)
 	return AnswerOutput{Body: body, Order: order, Quotes: quotes, Coverage: coverage(aspects, aterms, cands, picked, idf)}
@@ -217,8 +224,8 @@ var (
 )
 
 // answerCandidates splits every source into quotable sentences, dropping chrome, questions,
-// run-ons and repeats.
-func answerCandidates(question string, sources []research.Source) []candidate {
+// run-ons and repeats; a sentence's terms count the question's qualified names it writes bare.
+func answerCandidates(question string, sources []research.Source, aliases text.Aliases) []candidate {
 	seen := map[string]bool{}
 	lq := strings.ToLower(question)
 	var out []candidate
@@ -247,7 +254,7 @@ func answerCandidates(question string, sources []research.Source) []candidate {
 					continue
 				}
 				seen[key] = true
-				t := text.Terms(sent)
+				t := aliases.Terms(sent)
 				if len(t) < 2 {
 					continue
 				}
@@ -525,7 +532,7 @@ func scoreCandidates(cands []candidate, sources []research.Source, ix sourceInde
 		}
 	}
 	// a passage under a heading that names the aspect usually answers it, whatever its body
-	heading := headingScores(sources, aterms, idf, missing)
+	heading := headingScores(sources, ix.title, aterms, idf, missing)
 	for i := range passage {
 		for j := range passage[i] {
 			passage[i][j] = (1-weightHeading)*passage[i][j] + weightHeading*heading[i][j]
@@ -582,7 +589,7 @@ type sourceIndex struct {
 	avg    float64
 }
 
-func newSourceIndex(cands []candidate, sources []research.Source) sourceIndex {
+func newSourceIndex(cands []candidate, sources []research.Source, titles [][]string) sourceIndex {
 	n := len(sources)
 	ix := sourceIndex{body: make([]map[string]float64, n), title: make([][]string, n), tf: make([]map[string]float64, n), length: make([]float64, n), df: map[string]int{}}
 	for i := range ix.body {
@@ -594,8 +601,8 @@ func newSourceIndex(cands []candidate, sources []research.Source) sourceIndex {
 		}
 		ix.length[c.src] += float64(len(c.terms))
 	}
-	for i, s := range sources {
-		ix.title[i] = text.Terms(s.Title)
+	for i := range sources {
+		ix.title[i] = titles[i]
 		ix.tf[i] = maps.Clone(ix.body[i])
 		for _, t := range ix.title[i] {
 			ix.tf[i][t] += titleBoost
@@ -1208,14 +1215,14 @@ func coverage(aspects []string, aterms [][]string, cands []candidate, picked []i
 }
 
 // headingScores is, per source and aspect, the share of the aspect's term weight the source's
-// title (page title and heading path, "Page — Section > Sub") names. A compound title word
+// title (page title and heading path, "Page — Section > Sub"; titles holds its terms) names. A compound title word
 // names the terms it contains ("Autoincrement" names "auto" and "increment"), since
 // documentation titles often spell as one word what a question spells as two.
-func headingScores(sources []research.Source, aterms [][]string, idf map[string]float64, missing float64) [][]float64 {
+func headingScores(sources []research.Source, titles [][]string, aterms [][]string, idf map[string]float64, missing float64) [][]float64 {
 	out := make([][]float64, len(sources))
 	for i, s := range sources {
 		have := map[string]bool{}
-		for _, t := range text.Terms(s.Title) {
+		for _, t := range titles[i] {
 			have[t] = true
 		}
 		words := strings.FieldsFunc(strings.ToLower(s.Title), func(r rune) bool { return !unicode.IsLetter(r) })
@@ -1379,7 +1386,7 @@ type labelling struct {
 // sourceLabels is, per source, the parts of its title that may introduce its quotes in the
 // findings, never a part most pages' titles share (commonTitlePart) while the title has
 // others, and whether the title names at least minLabelHeading of the question's term weight.
-func sourceLabels(sources []research.Source, qterms []string, idf map[string]float64) labelling {
+func sourceLabels(sources []research.Source, titles [][]string, qterms []string, idf map[string]float64) labelling {
 	out := make([][]string, len(sources))
 	from := make([]bool, len(sources))
 	// a part's pages: a page's title heads all its sections, a site's name all its pages
@@ -1399,7 +1406,7 @@ func sourceLabels(sources []research.Source, qterms []string, idf map[string]flo
 		}
 	}
 	common := max(3, int(commonTitlePart*float64(len(allPages))))
-	named := headingScores(sources, [][]string{qterms}, idf, missingWeight(idf))
+	named := headingScores(sources, titles, [][]string{qterms}, idf, missingWeight(idf))
 	for i, parts := range out {
 		from[i] = named[i][0] >= minLabelHeading
 		if len(parts) > 1 {

@@ -32,6 +32,26 @@ func TestAnswerJoinsCompoundsTheEvidenceUses(t *testing.T) {
 	}
 }
 
+// A question naming a qualified name ("sync.Once") finds the passage that names it bare, as
+// documentation does once the package is clear ("the Once type", "once.Do(f)"), over one the
+// searches ranked higher that names only the package.
+func TestAnswerReadsAQualifiedNameWrittenBare(t *testing.T) {
+	sources := []research.Source{
+		{N: 1, Result: search.Result{Title: "The Go Memory Model — Synchronization > Locks"}, Text: "The sync package implements two lock data types, sync.Mutex and sync.RWMutex. For any sync.Mutex variable l, call n of l.Unlock() is synchronized before call m of l.Lock() returns."},
+		{N: 2, Result: search.Result{Title: "The Go Memory Model — Synchronization > Once"}, Text: "The sync package provides a safe mechanism for initialization in the presence of multiple goroutines through the use of the Once type. The completion of a single call of f() from once.Do(f) is synchronized before the return of any call of once.Do(f)."},
+		{N: 3, Result: search.Result{Title: "The Go Memory Model — Synchronization > Atomic Values"}, Text: "The APIs in the sync/atomic package are collectively atomic operations that can be used to synchronize the execution of different goroutines."},
+	}
+	out := Answer(AnswerInput{
+		Question: "What does sync.Once guarantee?",
+		Sources:  sources,
+		Budget:   260,
+		Prior:    []float64{1, 0.6, 0.8},
+	})
+	if !strings.Contains(out.Body, "through the use of the Once type") {
+		t.Errorf("the passage on the Once type was left out:\n%s", out.Body)
+	}
+}
+
 // A long passage is quoted by its gist, up to the passage quota, so that the budget reaches
 // further passages; the sentence naming the question's subject is among those kept.
 func TestAnswerQuotesALongPassageByItsGist(t *testing.T) {
@@ -229,8 +249,8 @@ func TestCentroidCosines(t *testing.T) {
 		{N: 5, Result: search.Result{Title: "pg_dumpall"}, Text: "pg_dumpall writes every database of a cluster, roles included, to one script file."},
 		{N: 6, Result: search.Result{Title: "Statistics"}, Text: "The statistics collector counts the rows each table returned since the server started."},
 	}
-	cands := answerCandidates("How do I make a backup?", sources)
-	cos := centroidCosines(newSourceIndex(cands, sources), text.Terms("How do I make a backup?"), []float64{1, 0.9, 0.8, 0.7, 0.6, 0.5})
+	cands := answerCandidates("How do I make a backup?", sources, nil)
+	cos := centroidCosines(newSourceIndex(cands, sources, titleTerms(sources)), text.Terms("How do I make a backup?"), []float64{1, 0.9, 0.8, 0.7, 0.6, 0.5})
 	if cos[2] <= cos[5] {
 		t.Errorf("the dump-format passage (%.2f) should be nearer the evidence than the statistics one (%.2f)", cos[2], cos[5])
 	}

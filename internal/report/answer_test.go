@@ -104,7 +104,7 @@ func TestHeadingScoresNameAspectsAndCompounds(t *testing.T) {
 	for _, t := range aterms[0] {
 		idf[t] = 1
 	}
-	got := headingScores(sources, aterms, idf, 1)
+	got := headingScores(sources, titleTerms(sources), aterms, idf, 1)
 	if got[0][0] != 0 || got[1][0] <= 0.5 {
 		t.Fatalf("heading scores %v: want the Autoincrement section to name most of the aspect, the release notes none", got)
 	}
@@ -208,4 +208,14 @@ func TestAnswerLabelsSourcesWhoseTitleNamesTheQuestion(t *testing.T) {
 	if strings.Contains(out.Body, "**") || !strings.Contains(out.Body, "- A checkpoint needs every reader") {
 		t.Errorf("labels where no title names the question, or the finding lost:\n%s", out.Body)
 	}
+}
+
+// titleTerms is each source's title terms, as Answer reads them for a question naming no
+// qualified name.
+func titleTerms(sources []research.Source) [][]string {
+	out := make([][]string, len(sources))
+	for i, s := range sources {
+		out[i] = text.Terms(s.Title)
+	}
+	return out
 }

@@ -12,6 +12,7 @@
 package text
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -55,6 +56,58 @@ func Terms(s string) []string {
 	for i, w := range out {
 		out[i] = Stem(w)
 	}
+	return out
+}
+
+// Aliases are the bare names of the qualified names a question writes ("Once" of "sync.Once"),
+// each with the qualified name's term ("sync.onc"): documentation names a type by itself once
+// its package is clear ("the Once type", "a Mutex") and its values by a variable named after it
+// ("once.Do(f)"), so a text writing either names the qualified name. The bare name is often a
+// stopword or a common word ("Once", "Client"), which is why it is matched as written, not as
+// a term: Terms drops "once" and matches "client" anywhere. A slice in the question's order, so
+// that workflow code may read it.
+type Aliases []Alias
+
+// Alias is one bare name (as written) and its qualified name's term.
+type Alias struct{ Name, Term string }
+
+// NameAliases returns the aliases of the qualified names s writes: a package path (whose first
+// part is no stopword: "once.Do" is a method called on a variable), a dot and a capitalized name
+// ("sync.Once", "http.Client", "asyncio.Lock"). Nil when s writes none.
+func NameAliases(s string) Aliases {
+	var out Aliases
+	scan(s, func(tok string) {
+		i := strings.LastIndexByte(tok, '.')
+		if i <= 0 || i == len(tok)-1 {
+			return
+		}
+		name, pkg := tok[i+1:], strings.ToLower(tok[:strings.IndexByte(tok, '.')])
+		if r, _ := utf8.DecodeRuneInString(name); !unicode.IsUpper(r) || strings.ContainsAny(tok, "'’-") || hasDigit(tok[:1]) || !IsContent(pkg) {
+			return // not a package's name: a version, a file, a method of a variable ("once.Do")
+		}
+		if a := (Alias{name, Stem(strings.ToLower(tok))}); !slices.Contains(out, a) {
+			out = append(out, a)
+		}
+	})
+	return out
+}
+
+// Terms is Terms(s) with the term of each qualified name s names by an alias: a word written as
+// the bare name ("Once"), or a qualified word whose first part is the bare name in any case
+// ("once.Do", "Mutex.Lock").
+func (a Aliases) Terms(s string) []string {
+	out := Terms(s)
+	if len(a) == 0 {
+		return out
+	}
+	scan(s, func(tok string) {
+		first, _, dotted := strings.Cut(tok, ".")
+		for _, al := range a {
+			if (tok == al.Name || dotted && strings.EqualFold(first, al.Name)) && !slices.Contains(out, al.Term) {
+				out = append(out, al.Term)
+			}
+		}
+	})
 	return out
 }
 

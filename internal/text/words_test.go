@@ -1,6 +1,8 @@
 package text
 
 import (
+	"reflect"
+	"slices"
 	"testing"
 	"unicode"
 	"unicode/utf8"
@@ -88,5 +90,46 @@ func TestIsWordRuneASCIIFastPath(t *testing.T) {
 		if got := isWordRune(r); got != want {
 			t.Errorf("isWordRune(%q) = %v, want %v", r, got, want)
 		}
+	}
+}
+
+func TestNameAliases(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want Aliases
+	}{
+		{"How do sync.Mutex and sync.Once order memory?", Aliases{{"Mutex", "sync.mutex"}, {"Once", "sync.onc"}}},
+		{"Is http.Client safe for concurrent use?", Aliases{{"Client", "http.client"}}},
+		{"what does asyncio.to_thread do", nil},                                 // a function, not a type: written whole in the docs
+		{"upgrade from go1.21 to 1.22 or edit foo.go", nil},                     // versions and file names
+		{"the Once type and once.Do", nil},                                      // no qualified name
+		{"a path like os.path.Join or x.Y.", Aliases{{"Join", "os.path.join"}}}, // a one-letter package is a variable
+	} {
+		if got := NameAliases(c.in); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("NameAliases(%q) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
+
+func TestAliasesTerms(t *testing.T) {
+	a := NameAliases("How does sync.Once order memory?")
+	for _, c := range []struct {
+		in   string
+		want bool // the terms hold sync.Once's
+	}{
+		{"through the use of the Once type", true},
+		{"a single call of f() from once.Do(f) is synchronized", true},
+		{"ONCE.DO(F) in capitals", true},
+		{"call sync.Once's Do", true},
+		{"once the file is written", false}, // the stopword, not the name
+		{"Once the file is written", true},  // the name's spelling at a sentence's start: a known false match
+		{"oncemore.Do and xonce", false},
+	} {
+		if got := slices.Contains(a.Terms(c.in), "sync.onc"); got != c.want {
+			t.Errorf("Terms(%q) holds sync.onc: %v, want %v (%v)", c.in, got, c.want, a.Terms(c.in))
+		}
+	}
+	if got, want := Aliases(nil).Terms("the Once type"), Terms("the Once type"); !reflect.DeepEqual(got, want) {
+		t.Errorf("no aliases: %v, want Terms' %v", got, want)
 	}
 }
