@@ -124,6 +124,38 @@ func TestAnswerKeepsStatementsThatShareWords(t *testing.T) {
 	}
 }
 
+// Two statements with the same words in another order are two facts ("a send is synchronized
+// before the receive", "a receive is synchronized before the send"), while a line of data
+// reordered is the same records.
+func TestAnswerKeepsStatementsThatSwapTheirWords(t *testing.T) {
+	sources := []research.Source{{N: 1, Result: search.Result{Title: "Channel communication"}, Text: "A send on a channel is synchronized before the completion of the corresponding receive from that channel.\n\n" +
+		"A receive from an unbuffered channel is synchronized before the completion of the corresponding send on that channel.\n\n" +
+		"The channel records are sorted by age.\n\n[('john', 'A', 15), ('jane', 'B', 12), ('dave', 'B', 10)]\n\n" +
+		"Then the channel records are sorted the other way.\n\n[('dave', 'B', 10), ('jane', 'B', 12), ('john', 'A', 15)]"}}
+	out := Answer(AnswerInput{Question: "How do channel sends and receives synchronize, and what do the records read?", Sources: sources})
+	for _, want := range []string{"A send on a channel is synchronized", "A receive from an unbuffered channel is synchronized"} {
+		if !strings.Contains(out.Body, want) {
+			t.Errorf("lacks %q:\n%s", want, out.Body)
+		}
+	}
+	if strings.Contains(out.Body, "('john', 'A', 15)") && strings.Contains(out.Body, "('dave', 'B', 10), ('jane'") {
+		t.Errorf("quotes the records twice:\n%s", out.Body)
+	}
+	for _, c := range []struct {
+		s     string
+		prose bool
+	}{
+		{"A send on a channel is synchronized before the completion of the corresponding receive.", true},
+		{"[('dave', 'B', 10), ('jane', 'B', 12), ('john', 'A', 15)]", false},
+		{"var c = make(chan int, 10)", false},
+		{"True if an item of s is equal to x, else False", true},
+	} {
+		if got := isProse(c.s); got != c.prose {
+			t.Errorf("isProse(%q) = %v, want %v", c.s, got, c.prose)
+		}
+	}
+}
+
 // A line without the small words of prose (a list of names, a table row) is a weaker quote
 // than a sentence.
 func TestSentenceQualityDiscountsLinesWithoutProse(t *testing.T) {

@@ -78,3 +78,26 @@ func set(ws []string) map[string]bool {
 	}
 	return m
 }
+
+// InOrder is the share of the longer list's terms that the two lists write in the same order
+// (their longest common subsequence), in [0,1]; 0 when either is empty. Two statements that
+// use the same words in another order are not one: "a send is synchronized before the
+// corresponding receive" and "a receive is synchronized before the corresponding send" have the
+// same terms, and a Cosine of 1.
+func InOrder(a, b []string) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
+	for i := range a {
+		for j := range b {
+			if a[i] == b[j] {
+				cur[j+1] = prev[j] + 1
+			} else {
+				cur[j+1] = max(cur[j], prev[j+1])
+			}
+		}
+		prev, cur = cur, prev
+	}
+	return float64(prev[len(b)]) / float64(max(len(a), len(b)))
+}

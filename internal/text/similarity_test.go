@@ -1,6 +1,7 @@
 package text
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -63,5 +64,24 @@ func TestOverlap(t *testing.T) {
 	}
 	for _, tt := range tests {
 		assert.InDelta(t, tt.want, Overlap(tt.a, tt.b), 1e-9, tt.name)
+	}
+}
+
+func TestInOrder(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want float64
+	}{
+		{"a send is synchronized before the completion of the corresponding receive",
+			"a send is synchronized before the completion of the corresponding receive", 1},
+		{"a send is synchronized before the completion of the corresponding receive",
+			"a receive is synchronized before the completion of the corresponding send", 0.6}, // send, receive swapped: 3 of 5 in order
+		{"the checkpoint runs at 1000 pages", "by default the checkpoint runs at 1000 pages", 0.8},
+		{"", "checkpoint", 0},
+		{"alpha beta", "gamma delta", 0},
+	} {
+		if got := InOrder(Terms(c.a), Terms(c.b)); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("InOrder(%q, %q) = %v, want %v (%v / %v)", c.a, c.b, got, c.want, Terms(c.a), Terms(c.b))
+		}
 	}
 }
