@@ -270,6 +270,11 @@ func TestSnippet(t *testing.T) {
 		require.Contains(t, got, tc.want, tc.name)
 		require.Equal(t, tc.lead, strings.HasPrefix(got, "…"), tc.name)
 	}
+	// a section merged into the passage reads by its heading, without the heading's markup; a
+	// one-hash line (a code comment as often) is left as written
+	got := snippet("Channels order goroutines.\n\n### Locks\n\nA mutex orders them too.\n\n# not a heading\nmu.Lock()", []string{"mutex"}, 200)
+	require.Contains(t, got, "goroutines. Locks — A mutex orders them too. # not a heading mu.Lock()")
+	require.NotContains(t, got, "##")
 }
 
 func TestSearchLimitAndSnippetBound(t *testing.T) {

@@ -3,6 +3,7 @@ package corpus
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -125,6 +126,12 @@ func matchQuery(terms []string) string {
 // snippetScanBytes bounds how much of a long document the snippet search reads.
 const snippetScanBytes = 64 << 10
 
+// reInnerHeading matches the heading line of a section merged into a passage ("### Locks", as
+// splitPassages writes it), which a snippet reads inline as "Locks — " rather than with its
+// markup: snippets become knowledge, memory and prompts. One hash is left alone, as the report
+// leaves it: a line opening with one is as often a comment in a code sample.
+var reInnerHeading = regexp.MustCompile(`(?m)^ {0,3}#{2,6}[ \t]+(.+?)[ \t]*$`)
+
 // snippet picks from body the passage of at most limit bytes holding the most distinct query
 // terms. FTS5's snippet() re-tokenizes every matching document (~1.5 ms per large one);
 // this scans at most snippetScanBytes of only the winners, in Go.
@@ -135,7 +142,7 @@ func snippet(body string, terms []string, limit int) string {
 	if i := strings.IndexAny(body[from:best], " \t\n"); from > 0 && i >= 0 {
 		from += i // start on a word boundary
 	}
-	text := collapse(body[from:runeFloor(body, from+2*limit)])
+	text := collapse(reInnerHeading.ReplaceAllString(body[from:runeFloor(body, from+2*limit)], "$1 —"))
 	const ellipsis = "…"
 	text = search.Truncate(text, limit-2*len(ellipsis))
 	if from > 0 {
