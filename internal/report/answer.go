@@ -807,7 +807,8 @@ func selectPassages(cands []candidate, labels labelling, naspects, budget int) [
 	}
 	taken := make([]bool, nsources)
 	// repeats are judged by distinct words: "closing a closed channel" is not nearer "closing
-	// the nil channel" for saying "close" twice; each candidate's set is built once
+	// the nil channel" for saying "close" twice; each candidate's set is built once. Prose
+	// repeats must also keep the words' order (repeatInOrder)
 	sets := make([]text.Bag, len(cands))
 	termSet := func(k int) text.Bag {
 		if sets[k] == nil {
@@ -1236,9 +1237,10 @@ func coverage(aspects []string, aterms [][]string, cands []candidate, picked []i
 }
 
 // headingScores is, per source and aspect, the share of the aspect's term weight the source's
-// title (page title and heading path, "Page — Section > Sub"; titles holds its terms) names. A compound title word
-// names the terms it contains ("Autoincrement" names "auto" and "increment"), since
-// documentation titles often spell as one word what a question spells as two.
+// title (page title and heading path, "Page — Section > Sub"; titles holds its terms) names. A
+// compound title word names the terms it contains ("Autoincrement" names "auto" and
+// "increment"), since documentation titles often spell as one word what a question spells as
+// two.
 func headingScores(sources []research.Source, titles [][]string, aterms [][]string, idf map[string]float64, missing float64) [][]float64 {
 	out := make([][]float64, len(sources))
 	for i, s := range sources {
