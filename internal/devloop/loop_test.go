@@ -77,7 +77,8 @@ func evidenceOf(ctx context.Context, x *corpus.Index, rs []search.Result) []rese
 // EVK=1 for the evidence recall after each of the first five rounds, MINR=n for the simulated
 // gate's minimum rounds, CITED=1 for the recall of the cited sources quoted in full, FW=1 for the
 // recall of the evidence's passages quoted whole in the searches' fused order after 1, 2 and 5
-// rounds: the retrieval judged as a search box's answer). Each set also reports its questions
+// rounds: the retrieval judged as a search box's answer; QFILE=path reads the questions from a
+// file of your own, over the corpus of SET). Each set also reports its questions
 // binned by how much the baseline finds (difficulty), and saturation's figures expected over every
 // epsilon draw beside the one draw starter eval makes. The corpora are indexed once into /tmp.
 func TestLoop(t *testing.T) {
@@ -631,7 +632,14 @@ func devSets(t *testing.T, withGo bool) []devSet {
 		if f := os.Getenv("SET"); (f != "" && f != set.name) || (set.name == "go" && !withGo && f != "go") || heldOut[set.name] && f != set.name {
 			continue
 		}
-		qs, err := eval.ParseQuestions(bytes.NewReader(set.data))
+		data := set.data
+		if f := os.Getenv("QFILE"); f != "" {
+			var err error
+			if data, err = os.ReadFile(f); err != nil {
+				t.Fatal(err)
+			}
+		}
+		qs, err := eval.ParseQuestions(bytes.NewReader(data))
 		if err != nil {
 			t.Fatal(err)
 		}
