@@ -275,11 +275,52 @@ func answerCandidates(question string, sources []research.Source, aliases text.A
 					// quoted only after the caption that introduces it (selectPassages' leadsIn)
 					q = 0
 				}
+				if looksLikeCode(sent) && inBlock(body, sent) {
+					// a line of a code block says nothing on its own either: like laid-out text
+					// it is quoted only after the caption that introduces it. Measured in
+					// internal/devloop: recall identical at 4,000, 8,000 and 16,000 characters
+					// on the seven sets, but for one Python epsilon draw's outcome at 8,000
+					// (saturation expected 0.375 -> 0.374; the one draw eval makes unchanged);
+					// the findings lose lines such as "for e := list; e != nil; e = e.next {",
+					// ">>> dt = datetime(2020, 10, 31, 12, ...)" and SQLite's benchmark
+					// INSERTs, and keep one-statement examples ("FallbackResource /index.php")
+					q = 0
+				}
 				out = append(out, candidate{src: i, idx: k, sec: si, heading: sec.heading, text: sent, terms: t, quality: q})
 			}
 		}
 	}
 	return out
+}
+
+// inBlock reports whether line is a whole line of body with another non-blank line directly
+// before or after it: one line of a code block of several ("var c = make(chan int, 10)" of the
+// program after "This program:"), not a statement that is its paragraph whole.
+func inBlock(body, line string) bool {
+	i := strings.Index(body, line)
+	if i < 0 {
+		return false
+	}
+	before, after := body[:i], body[i+len(line):]
+	start := strings.LastIndexByte(before, '\n') + 1
+	end := strings.IndexByte(after, '\n')
+	if strings.TrimSpace(before[start:]) != "" || end >= 0 && strings.TrimSpace(after[:end]) != "" || end < 0 && strings.TrimSpace(after) != "" {
+		return false // not a line of its own
+	}
+	if start > 0 {
+		prev := before[:start-1]
+		if strings.TrimSpace(prev[strings.LastIndexByte(prev, '\n')+1:]) != "" {
+			return true
+		}
+	}
+	if end >= 0 {
+		next := after[end+1:]
+		if j := strings.IndexByte(next, '\n'); j >= 0 {
+			next = next[:j]
+		}
+		return strings.TrimSpace(next) != ""
+	}
+	return false
 }
 
 // section is a run of a passage's text and the heading it sits under: "" for the passage's

@@ -156,6 +156,40 @@ func TestAnswerKeepsStatementsThatSwapTheirWords(t *testing.T) {
 	}
 }
 
+// A line of a code block of several says nothing on its own ("var c = make(chan int, 10)" of a
+// program), while a statement that is the example whole ("ATTACH DATABASE ...") may be the
+// answer.
+func TestAnswerQuotesNoLoneLineOfACodeBlock(t *testing.T) {
+	sources := []research.Source{
+		{N: 1, Result: search.Result{Title: "Channel communication"}, Text: "A buffered channel holds values until they are received.\n\n" +
+			"This program:\n\nvar c = make(chan int, 10)\nvar a string\n\nfunc f() {\n\ta = \"hello, world\"\n\tc <- 0\n}\n\nis guaranteed to print \"hello, world\"."},
+		{N: 2, Result: search.Result{Title: "In-memory databases"}, Text: "A database can live in memory only.\n\nAttach it like so.\n\nATTACH DATABASE 'file::memory:' AS aux1;\n\nThe database is gone when the connection closes."},
+	}
+	out := Answer(AnswerInput{Question: "How do I make a buffered chan int, and attach a database in memory?", Sources: sources})
+	if strings.Contains(out.Body, "var c = make(chan int, 10)") {
+		t.Errorf("quotes a line of a program alone:\n%s", out.Body)
+	}
+	if !strings.Contains(out.Body, "ATTACH DATABASE 'file::memory:' AS aux1;") {
+		t.Errorf("lost the one-statement example:\n%s", out.Body)
+	}
+	body := "Intro.\n\nvar c = make(chan int)\nvar a string\n\nATTACH x;\n\n\tc <- 0\n}\n\nsay x; and more"
+	for _, c := range []struct {
+		line string
+		want bool
+	}{
+		{"var c = make(chan int)", true}, // a line after it
+		{"var a string", true},           // a line before it
+		{"c <- 0", true},                 // indented, a line after it
+		{"ATTACH x;", false},             // its paragraph whole
+		{"say x;", false},                // not a line of its own
+		{"absent", false},
+	} {
+		if got := inBlock(body, c.line); got != c.want {
+			t.Errorf("inBlock(%q) = %v, want %v", c.line, got, c.want)
+		}
+	}
+}
+
 // A line without the small words of prose (a list of names, a table row) is a weaker quote
 // than a sentence.
 func TestSentenceQualityDiscountsLinesWithoutProse(t *testing.T) {
