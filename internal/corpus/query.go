@@ -3,7 +3,6 @@ package corpus
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -126,12 +125,6 @@ func matchQuery(terms []string) string {
 // snippetScanBytes bounds how much of a long document the snippet search reads.
 const snippetScanBytes = 64 << 10
 
-// reInnerHeading matches the heading line of a section merged into a passage ("### Locks", as
-// splitPassages writes it), which a snippet reads inline as "Locks — " rather than with its
-// markup: snippets become knowledge, memory and prompts. One hash is left alone, as the report
-// leaves it: a line opening with one is as often a comment in a code sample.
-var reInnerHeading = regexp.MustCompile(`(?m)^ {0,3}#{2,6}[ \t]+(.+?)[ \t]*$`)
-
 // snippet picks from body the passage of at most limit bytes holding the most distinct query
 // terms. FTS5's snippet() re-tokenizes every matching document (~1.5 ms per large one);
 // this scans at most snippetScanBytes of only the winners, in Go.
@@ -142,13 +135,15 @@ func snippet(body string, terms []string, limit int) string {
 	if i := strings.IndexAny(body[from:best], " \t\n"); from > 0 && i >= 0 {
 		from += i // start on a word boundary
 	}
-	text := collapse(reInnerHeading.ReplaceAllString(body[from:runeFloor(body, from+2*limit)], "$1 —"))
+	// a merged section's heading line (splitPassages writes "### Locks") reads inline, "Locks —",
+	// not as markup: snippets become knowledge, memory and prompts
+	out := collapse(text.InnerHeading.ReplaceAllString(body[from:runeFloor(body, from+2*limit)], "$1 —"))
 	const ellipsis = "…"
-	text = search.Truncate(text, limit-2*len(ellipsis))
+	out = search.Truncate(out, limit-2*len(ellipsis))
 	if from > 0 {
-		text = ellipsis + text
+		out = ellipsis + out
 	}
-	return text
+	return out
 }
 
 // hit is one occurrence of query term number term at byte offset at.

@@ -267,30 +267,31 @@ func answerCandidates(question string, sources []research.Source, aliases text.A
 					continue
 				}
 				q := sentenceQuality(sent, t)
-				if extracted && !endsSentence(sent) && !strings.Contains(body, sent) {
-					// text laid out, not written: the sentence splitter folded its white space,
-					// joining a code block's or a table's lines ("var a string var once
-					// sync.Once", "BLOB no datatype specified BLOB 3") or closing a line's
-					// alignment runs, and it ends no sentence. It says nothing on its own and is
-					// quoted only after the caption that introduces it (selectPassages' leadsIn)
-					q = 0
-				}
-				if looksLikeCode(sent) && inBlock(body, sent) {
-					// a line of a code block says nothing on its own either: like laid-out text
-					// it is quoted only after the caption that introduces it. Measured in
-					// internal/devloop: recall identical at 4,000, 8,000 and 16,000 characters
-					// on the seven sets, but for one Python epsilon draw's outcome at 8,000
-					// (saturation expected 0.375 -> 0.374; the one draw eval makes unchanged);
-					// the findings lose lines such as "for e := list; e != nil; e = e.next {",
-					// ">>> dt = datetime(2020, 10, 31, 12, ...)" and SQLite's benchmark
-					// INSERTs, and keep one-statement examples ("FallbackResource /index.php")
-					q = 0
+				if captionOnly(extracted, body, sent) {
+					q = 0 // quoted only after the caption that introduces it (selectPassages' leadsIn)
 				}
 				out = append(out, candidate{src: i, idx: k, sec: si, heading: sec.heading, text: sent, terms: t, quality: q})
 			}
 		}
 	}
 	return out
+}
+
+// captionOnly reports text that says nothing on its own, so that it is quoted only after the
+// caption that introduces it, never as a finding of its own:
+//   - text laid out, not written, in an extracted passage (body): the sentence splitter folded
+//     its white space, joining a code block's or a table's lines ("var a string var once
+//     sync.Once", "BLOB no datatype specified BLOB 3") or closing a line's alignment runs, and
+//     it ends no sentence;
+//   - a line of a code block of several (inBlock). Measured in internal/devloop: recall
+//     identical at 4,000, 8,000 and 16,000 characters on the seven sets, but for one Python
+//     epsilon draw's outcome at 8,000 (saturation expected 0.375 -> 0.374; the one draw eval
+//     makes unchanged); the findings lose lines such as "for e := list; e != nil; e = e.next {",
+//     ">>> dt = datetime(2020, 10, 31, 12, ...)" and SQLite's benchmark INSERTs, and keep
+//     one-statement examples ("FallbackResource /index.php").
+func captionOnly(extracted bool, body, sent string) bool {
+	laidOut := extracted && !endsSentence(sent) && !strings.Contains(body, sent)
+	return laidOut || looksLikeCode(sent) && inBlock(body, sent)
 }
 
 // inBlock reports whether line is a whole line of body with another non-blank line directly
@@ -329,11 +330,6 @@ type section struct {
 	heading, text string
 }
 
-// reInnerHeading matches the heading line the corpus writes for a section it merged into a
-// passage ("### Locks"): two hashes at least, since a line opening with one is as often a
-// comment in a code sample ("# In .htaccess: route all requests to a front controller").
-var reInnerHeading = regexp.MustCompile(`(?m)^ {0,3}#{2,6}\s.*$`)
-
 // extractedSections is an indexed passage's text as the answer quotes it: cut at its inner
 // headings (splitSections; each opens a section the corpus merged into the passage, "### Locks"
 // inside "Channel communication"), each section's code comments read as prose
@@ -351,7 +347,7 @@ func extractedSections(body string) []section {
 func splitSections(body string) []section {
 	out := []section{{}}
 	last := 0
-	for _, m := range reInnerHeading.FindAllStringIndex(body, -1) {
+	for _, m := range text.InnerHeading.FindAllStringIndex(body, -1) {
 		out[len(out)-1].text = body[last:m[0]]
 		h := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(body[m[0]:m[1]]), "#"))
 		out = append(out, section{heading: h})
