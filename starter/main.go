@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -36,6 +37,25 @@ var stderr io.Writer = os.Stderr
 
 func register(name, summary string, run commandFunc) {
 	commands[name] = command{summary: summary, run: run}
+}
+
+// aliases are the short verbs people reach for first ("start a run, watch it, approve the
+// expansion"): each stands for a command and, for approve and reject, its subcommand.
+var aliases = map[string][]string{
+	"start":   {"research"},
+	"approve": {"expansion", "approve"},
+	"reject":  {"expansion", "reject"},
+}
+
+// expandAlias rewrites an alias at the head of args into the command it stands for.
+func expandAlias(args []string) []string {
+	if len(args) == 0 {
+		return args
+	}
+	if to, ok := aliases[args[0]]; ok {
+		return append(slices.Clone(to), args[1:]...)
+	}
+	return args
 }
 
 // usageError is printed as a one-line error with a pointer to help; exit code 2.
@@ -74,6 +94,15 @@ func printUsage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "")
+	names = names[:0]
+	for n := range aliases {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s same as '%s'\n", n, strings.Join(aliases[n], " "))
+	}
+	fmt.Fprintln(w, "")
 	fmt.Fprintln(w, "-v prints errors with their Temporal detail. Run 'starter COMMAND -h' for a command's flags. Environment: TEMPORAL_ADDRESS, SATED_DATA_DIR, OLLAMA_HOST, MEILI_URL (see README).")
 }
 
@@ -93,6 +122,7 @@ func run(args []string) int {
 		}
 		return 0
 	}
+	args = expandAlias(args)
 	cmd, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "starter: unknown command %q\n", args[0])
