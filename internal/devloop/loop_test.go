@@ -77,7 +77,8 @@ func evidenceOf(ctx context.Context, x *corpus.Index, rs []search.Result) []rese
 // EVK=1 for the evidence recall after each of the first five rounds, MINR=n for the simulated
 // gate's minimum rounds, CITED=1 for the recall of the cited sources quoted in full, FW=1 for the
 // recall of the evidence's passages quoted whole in the searches' fused order after 1, 2 and 5
-// rounds: the retrieval judged as a search box's answer; QFILE=path reads the questions from a
+// rounds: the retrieval judged as a search box's answer; UNION=1 prints per question the facts
+// the report, the baseline and the two together hold; QFILE=path reads the questions from a
 // file of your own, over the corpus of SET). Each set also reports its questions
 // binned by how much the baseline finds (difficulty), and saturation's figures expected over every
 // epsilon draw beside the one draw starter eval makes. The corpora are indexed once into /tmp.
@@ -221,6 +222,10 @@ func TestLoop(t *testing.T) {
 			er, _, _ := eval.FactRecall(readText(sources), q.Gold)
 			b40r, _, _ := eval.FactRecall(readText(bsrcs), q.Gold)
 			br, _, _ := eval.FactRecall(baseline, q.Gold)
+			if os.Getenv("UNION") != "" {
+				ur, _, _ := eval.FactRecall(ans.Body+"\n"+baseline, q.Gold)
+				t.Logf("UNION %s %d %d %d %d", q.ID, rr, br, ur, tot)
+			}
 			vals := [5]float64{eval.Recall(rr, tot), eval.Recall(er, tot), eval.Recall(br, tot), float64(len(prev)), eval.Recall(b40r, tot)}
 			for i := range sums {
 				sums[i] += vals[i]
