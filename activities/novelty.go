@@ -9,6 +9,8 @@ import (
 	"github.com/sated-dev/sated/internal/knowledge"
 	"github.com/sated-dev/sated/internal/llm"
 	"github.com/sated-dev/sated/internal/novelty"
+	"github.com/sated-dev/sated/internal/report"
+	"github.com/sated-dev/sated/internal/research"
 	"github.com/sated-dev/sated/internal/search"
 )
 
@@ -24,6 +26,12 @@ type NoveltyInput struct {
 	Aspects     []string `json:"aspects,omitempty"`
 	Known       []string `json:"known,omitempty"`
 	KnownRounds int      `json:"known_rounds,omitempty"`
+	// Sources (every accepted result so far, in the order they joined), Ranked (each accepted
+	// round's ranking and this round's, as research.SourceKey) and Budget feed the answer
+	// method, with Question and Aspects.
+	Sources []search.Result `json:"sources,omitempty"`
+	Ranked  [][]string      `json:"ranked,omitempty"`
+	Budget  int             `json:"budget,omitempty"`
 }
 
 // NoveltyOutput is the score (0-10) and how it was reached.
@@ -43,6 +51,8 @@ func (a *Activities) AssessNovelty(ctx context.Context, in NoveltyInput) (Novelt
 	switch in.Method {
 	case config.NoveltyLearning:
 		return learningNovelty(in), nil
+	case config.NoveltyAnswer:
+		return a.answerNovelty(ctx, in), nil
 	case config.NoveltyHeuristic, "":
 		return heuristic("")
 	case config.NoveltyModel:
@@ -113,6 +123,33 @@ func learningNovelty(in NoveltyInput) NoveltyOutput {
 	out := novelty.Learning(novelty.LearningInput{Question: question, Aspects: in.Aspects, Fresh: fresh,
 		Known: in.Known, KnownRounds: in.KnownRounds})
 	return NoveltyOutput{Score: out.Score, Method: config.NoveltyLearning}
+}
+
+// answerNovelty writes the extractive findings from every accepted source and the round's new
+// ones, as Synthesize would (passages read whole from the corpus, the rounds' fused ranking as
+// the prior), and scores the round by the share of the findings its new passages wrote, 0-10.
+func (a *Activities) answerNovelty(ctx context.Context, in NoveltyInput) NoveltyOutput {
+	sources := make([]research.Source, 0, len(in.Sources)+len(in.Results))
+	for _, r := range in.Sources {
+		sources = append(sources, research.Source{N: len(sources) + 1, Result: r})
+	}
+	known := len(sources)
+	for _, r := range in.Results {
+		sources = append(sources, research.Source{N: len(sources) + 1, Result: r})
+	}
+	a.readPassages(ctx, sources)
+	var prior []float64
+	if len(in.Ranked) > 0 {
+		fused := report.FusedRanks(in.Ranked, report.RoundWeights(len(in.Ranked)))
+		prior = make([]float64, len(sources))
+		for i, s := range sources {
+			prior[i] = fused[research.SourceKey(s.Result)]
+		}
+	}
+	ans := report.Answer(report.AnswerInput{Question: in.Question, Aspects: in.Aspects, Sources: sources,
+		Budget: in.Budget, Prior: prior, Topical: a.topical(ctx, sources)})
+	share := report.FreshShare(ans, func(n int) bool { return n > known })
+	return NoveltyOutput{Score: 10 * share, Method: config.NoveltyAnswer}
 }
 
 // ResultsText is the text novelty and compression look at: titles and snippets.

@@ -31,8 +31,15 @@ func init() {
 // passages read until the findings budget. Every eval can print it as the floor.
 const StrategyBM25 = "bm25"
 
-// strategyConfig turns a strategy name (fixed-N, saturation or bm25) into a configuration.
+// strategyConfig turns a strategy name (fixed-N, saturation or bm25) into a configuration; a
+// ":METHOD" suffix ("saturation:answer") picks the novelty method, so that two gates can run side
+// by side in one eval.
 func strategyConfig(name string) (config.Research, error) {
+	if base, method, ok := strings.Cut(name, ":"); ok && base != StrategyBM25 {
+		cfg, err := strategyConfig(base)
+		cfg.Novelty = method
+		return cfg, err
+	}
 	switch {
 	case name == StrategyBM25:
 		return config.Research{}, nil
@@ -166,7 +173,7 @@ type evalPlan struct {
 func parseEval(args []string) (evalPlan, error) {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	strategies := fs.String("strategies", "bm25,fixed-2,fixed-5,saturation", "comma-separated strategies: saturation, fixed-N, bm25 (the plain-search baseline)")
+	strategies := fs.String("strategies", "bm25,fixed-2,fixed-5,saturation", "comma-separated strategies: saturation, fixed-N, bm25 (the plain-search baseline); saturation:METHOD picks the novelty method (saturation:answer)")
 	asJSON := fs.Bool("json", false, "print the summary and every run as one JSON document")
 	provider := fs.String("provider", config.DefaultProvider, "search provider")
 	parallel := fs.Int("parallel", 4, "runs in flight at once")

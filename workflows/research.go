@@ -603,7 +603,7 @@ func (r *run) belowFloorV0(ctx workflow.Context, rec *research.Round, out activi
 // knowledge state, are discarded, or end the search as saturated.
 func (r *run) gate(ctx workflow.Context, task string, rec *research.Round, fresh []search.Result) roundEnd {
 	cfg := r.cfg
-	score, method, err := r.score(ctx, fresh)
+	score, method, err := r.score(ctx, rec, fresh)
 	if err != nil {
 		rec.Decision = DecisionSearchError
 		rec.Note = "novelty assessment failed: " + errMsg(err)
@@ -753,7 +753,7 @@ func (r *run) acceptedRounds() int {
 	return n
 }
 
-func (r *run) score(ctx workflow.Context, fresh []search.Result) (float64, string, error) {
+func (r *run) score(ctx workflow.Context, rec *research.Round, fresh []search.Result) (float64, string, error) {
 	if len(fresh) == 0 {
 		return 0, "none", nil // nothing unseen: nothing new
 	}
@@ -772,6 +772,25 @@ func (r *run) score(ctx workflow.Context, fresh []search.Result) (float64, strin
 		in.Question, in.Known, in.KnownRounds = r.req.Question, append(r.evidence(), r.priorFacts()...), r.acceptedRounds()
 		for _, a := range r.aspects {
 			in.Aspects = append(in.Aspects, a.Text)
+		}
+	}
+	if method == config.NoveltyAnswer {
+		// the findings as Synthesize would write them from every accepted source and this
+		// round's new ones, ranked by the accepted rounds' searches and this one's
+		in.Question, in.Budget = r.req.Question, r.cfg.FindingsBudget
+		for _, a := range r.aspects {
+			in.Aspects = append(in.Aspects, a.Text)
+		}
+		for _, s := range r.sources {
+			in.Sources = append(in.Sources, s.Result)
+		}
+		for _, done := range r.progress.Rounds {
+			if len(done.Ranked) > 0 && done.Decision != DecisionDiscarded {
+				in.Ranked = append(in.Ranked, done.Ranked)
+			}
+		}
+		if len(rec.Ranked) > 0 {
+			in.Ranked = append(in.Ranked, rec.Ranked)
 		}
 	}
 	var out activities.NoveltyOutput

@@ -195,6 +195,30 @@ func TestLearningGateStopsWhenNewPagesRepeatKnownFacts(t *testing.T) {
 	require.Len(t, rep.Sources, 6, "passages are sources by id; the rejected round's are not merged")
 }
 
+// The answer gate scores a round by the share of the findings its new passages write: a round
+// of new facts about the question is quoted and accepted; one of repeats and off-topic pages
+// writes nothing of the report and ends the search. The activity reads every accepted source
+// and the accepted rounds' rankings.
+func TestAnswerGateStopsWhenTheReportWouldNotChange(t *testing.T) {
+	r1 := passages("a", "The garbage collector runs when the heap reaches a target size set by GOGC.",
+		"GOGC=100 means the heap may grow by 100% of the live heap before the next collection.")
+	r2 := passages("b", "Setting GOGC=off disables the garbage collector entirely.",
+		"The GOMEMLIMIT setting gives the collector a soft memory limit to decide when to run.")
+	r3 := passages("c", "The garbage collector also runs when the memory limit is approached, whatever GOGC says.",
+		"Doubling GOGC roughly halves the CPU cost of the garbage collector and doubles heap overhead.")
+	r4 := passages("d", "Gardening tips for tomatoes in a small greenhouse.", "Tomato plants need six hours of sun a day.")
+	h := newResearchEnv(t, r1, r2, r3, r4, passages("e", "Sourdough starter needs feeding daily."))
+	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Epsilon: f(0), QualityFloor: 1,
+		Novelty: config.NoveltyAnswer, NoveltyThreshold: f(1)}})
+	require.Equal(t, []string{DecisionAccepted, DecisionAccepted, DecisionAccepted, DecisionDiscarded}, decisions(rep))
+	require.Equal(t, config.NoveltyAnswer, rep.Rounds[2].Method)
+	require.Greater(t, rep.Rounds[2].Novelty, 1.0, "round 3's new facts write part of the findings")
+	require.Less(t, rep.Rounds[2].Novelty, 9.0, "rounds 1 and 2's passages write the rest: the activity reads every accepted source")
+	require.Zero(t, rep.Rounds[3].Novelty, "round 4's pages are off the question: the findings quote none of them")
+	require.Contains(t, rep.StopReason, "saturated")
+	require.Len(t, rep.Sources, 6)
+}
+
 // A thin first round is searched again with the jargon stripped ("Go garbage collector decide
 // GOGC tune" -> "garbage collector decide"), and the better results replace the thin ones.
 func TestQualityFloorFallbackReplacesThinResults(t *testing.T) {

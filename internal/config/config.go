@@ -22,6 +22,10 @@ const (
 	NoveltyHeuristic = "heuristic"
 	NoveltyModel     = "model"
 	NoveltyEmbedding = "embedding"
+	// NoveltyAnswer scores a round by how much of the report, written extractively from all
+	// evidence so far, the round's new passages write: a round the findings would not quote
+	// taught nothing the report uses.
+	NoveltyAnswer = "answer"
 )
 
 // Known search providers.
@@ -168,9 +172,9 @@ func (r Research) Validate() error {
 		return fmt.Errorf("results per query %d out of range [1,50]", r.ResultsPerQuery)
 	}
 	switch r.Novelty {
-	case NoveltyLearning, NoveltyHeuristic, NoveltyModel, NoveltyEmbedding:
+	case NoveltyLearning, NoveltyHeuristic, NoveltyModel, NoveltyEmbedding, NoveltyAnswer:
 	default:
-		return fmt.Errorf("unknown novelty method %q (want learning, heuristic, model or embedding)", r.Novelty)
+		return fmt.Errorf("unknown novelty method %q (want learning, answer, heuristic, model or embedding)", r.Novelty)
 	}
 	if r.MaxModelCalls < 0 || r.MaxModelTokens < 0 {
 		return fmt.Errorf("model budget must not be negative")

@@ -4,11 +4,15 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sated-dev/sated/internal/report"
+	"github.com/sated-dev/sated/internal/research"
+	"github.com/sated-dev/sated/internal/search"
 	"github.com/sated-dev/sated/internal/testenv"
 	"github.com/sated-dev/sated/internal/text"
 )
@@ -120,6 +124,25 @@ func BenchmarkHeuristicNovelty50(b *testing.B) {
 	for b.Loop() {
 		Heuristic(fresh, known)
 	}
+}
+
+// BenchmarkAnswerNovelty50 is the answer gate on the same round: the extractive findings
+// written from the 100 known and 50 fresh passages, and the share the fresh ones write
+// (report.Answer, report.FreshShare; the activity adds reading the passages from the corpus).
+func BenchmarkAnswerNovelty50(b *testing.B) {
+	in := learningRound(b)
+	var sources []research.Source
+	for _, t := range append(slices.Clone(in.Known), in.Fresh...) {
+		sources = append(sources, research.Source{N: len(sources) + 1, Result: search.Result{Title: "Title", Snippet: t}, Text: t})
+	}
+	known := len(in.Known)
+	score := 0.0
+	b.ResetTimer()
+	for b.Loop() {
+		a := report.Answer(report.AnswerInput{Question: in.Question, Aspects: in.Aspects, Sources: sources})
+		score = 10 * report.FreshShare(a, func(n int) bool { return n > known })
+	}
+	b.ReportMetric(score, "score")
 }
 
 func learningRound(b *testing.B) LearningInput {
