@@ -138,16 +138,8 @@ func (a *Activities) answerNovelty(ctx context.Context, in NoveltyInput) Novelty
 		sources = append(sources, research.Source{N: len(sources) + 1, Result: r})
 	}
 	a.readPassages(ctx, sources)
-	var prior []float64
-	if len(in.Ranked) > 0 {
-		fused := report.FusedRanks(in.Ranked, report.RoundWeights(len(in.Ranked)))
-		prior = make([]float64, len(sources))
-		for i, s := range sources {
-			prior[i] = fused[research.SourceKey(s.Result)]
-		}
-	}
 	ans := report.Answer(report.AnswerInput{Question: in.Question, Aspects: in.Aspects, Sources: sources,
-		Budget: in.Budget, Prior: prior, Topical: a.topical(ctx, sources)})
+		Budget: in.Budget, Prior: fusedPrior(in.Ranked, sources), Topical: a.topical(ctx, sources)})
 	share := report.FreshShare(ans, func(n int) bool { return n > known })
 	return NoveltyOutput{Score: 10 * share, Method: config.NoveltyAnswer}
 }

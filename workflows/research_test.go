@@ -174,16 +174,22 @@ func passages(tag string, facts ...string) []search.Result {
 	return rs
 }
 
+// gcRounds are three rounds of passages about the question, each with facts the others lack.
+func gcRounds() (r1, r2, r3 []search.Result) {
+	r1 = passages("a", "The garbage collector runs when the heap reaches a target size set by GOGC.",
+		"GOGC=100 means the heap may grow by 100% of the live heap before the next collection.")
+	r2 = passages("b", "Setting GOGC=off disables the garbage collector entirely.",
+		"The GOMEMLIMIT setting gives the collector a soft memory limit to decide when to run.")
+	r3 = passages("c", "The garbage collector also runs when the memory limit is approached, whatever GOGC says.",
+		"Doubling GOGC roughly halves the CPU cost of the garbage collector and doubles heap overhead.")
+	return r1, r2, r3
+}
+
 // The default learning gate measures what a round teaches about the question against all
 // evidence so far: new passages that restate known facts, or that are off the question, stop
 // the search; new facts keep it going.
 func TestLearningGateStopsWhenNewPagesRepeatKnownFacts(t *testing.T) {
-	r1 := passages("a", "The garbage collector runs when the heap reaches a target size set by GOGC.",
-		"GOGC=100 means the heap may grow by 100% of the live heap before the next collection.")
-	r2 := passages("b", "Setting GOGC=off disables the garbage collector entirely.",
-		"The GOMEMLIMIT setting gives the collector a soft memory limit to decide when to run.")
-	r3 := passages("c", "The garbage collector also runs when the memory limit is approached, whatever GOGC says.",
-		"Doubling GOGC roughly halves the CPU cost of the garbage collector and doubles heap overhead.")
+	r1, r2, r3 := gcRounds()
 	r4 := passages("d", "The garbage collector runs when the heap reaches a target size set by GOGC!",
 		"GOGC=100 means the heap may grow by 100% of the live heap before the next collection!")
 	h := newResearchEnv(t, r1, r2, r3, r4, passages("e", "Gardening tips for tomatoes."))
@@ -200,12 +206,7 @@ func TestLearningGateStopsWhenNewPagesRepeatKnownFacts(t *testing.T) {
 // writes nothing of the report and ends the search. The activity reads every accepted source
 // and the accepted rounds' rankings.
 func TestAnswerGateStopsWhenTheReportWouldNotChange(t *testing.T) {
-	r1 := passages("a", "The garbage collector runs when the heap reaches a target size set by GOGC.",
-		"GOGC=100 means the heap may grow by 100% of the live heap before the next collection.")
-	r2 := passages("b", "Setting GOGC=off disables the garbage collector entirely.",
-		"The GOMEMLIMIT setting gives the collector a soft memory limit to decide when to run.")
-	r3 := passages("c", "The garbage collector also runs when the memory limit is approached, whatever GOGC says.",
-		"Doubling GOGC roughly halves the CPU cost of the garbage collector and doubles heap overhead.")
+	r1, r2, r3 := gcRounds()
 	r4 := passages("d", "Gardening tips for tomatoes in a small greenhouse.", "Tomato plants need six hours of sun a day.")
 	h := newResearchEnv(t, r1, r2, r3, r4, passages("e", "Sourdough starter needs feeding daily."))
 	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Epsilon: f(0), QualityFloor: 1,
