@@ -8,10 +8,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/sated-dev/sated/internal/config"
 	"github.com/sated-dev/sated/internal/research"
 )
 
@@ -238,12 +240,40 @@ func writePlan(b *strings.Builder, p *research.Plan) {
 	}
 }
 
+// methodMeaning says in a few words what each novelty method's score measures.
+var methodMeaning = map[string]string{
+	config.NoveltyLearning:  "the new question-relevant information the round adds against all evidence so far",
+	config.NoveltyAnswer:    "the share of the findings the round's new passages would write, x10",
+	config.NoveltyHeuristic: "the share of the round's words the knowledge state lacks",
+	config.NoveltyModel:     "the evaluator model's 0-10 judgement",
+	config.NoveltyEmbedding: "the distance of the round's embeddings from the knowledge state",
+}
+
 func writeRounds(b *strings.Builder, rounds []research.Round, threshold float64) {
 	if len(rounds) == 0 {
 		b.WriteString("_No search rounds were recorded._\n\n")
 		return
 	}
-	fmt.Fprintf(b, "Novelty threshold: %.1f (a round scoring below it counts as saturated).\n\n", threshold)
+	var methods []string
+	for _, r := range rounds {
+		if r.Scored && r.Method != "" && !slices.Contains(methods, r.Method) {
+			methods = append(methods, r.Method)
+		}
+	}
+	scored := ""
+	for i, m := range methods {
+		if i > 0 {
+			scored += "; "
+		}
+		scored += "`" + m + "`"
+		if d := methodMeaning[m]; d != "" {
+			scored += ", " + d
+		}
+	}
+	if scored != "" {
+		scored = "; scored by " + scored
+	}
+	fmt.Fprintf(b, "Novelty threshold: %.1f (a round scoring below it counts as saturated%s).\n\n", threshold, scored)
 	b.WriteString("| Round | Query | From | Novelty vs threshold | Decision | New results |\n")
 	b.WriteString("| ---: | --- | --- | --- | --- | ---: |\n")
 	for i, r := range rounds {

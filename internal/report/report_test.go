@@ -325,3 +325,20 @@ func TestMarkdownCoverageSaysWhatItMeasures(t *testing.T) {
 	d.Coverage = d.Coverage[:1]
 	assert.NotContains(t, Markdown(d), "## Coverage")
 }
+
+// The saturation table says what its scores measure: the method each scored round used.
+func TestMarkdownNamesTheNoveltyMethod(t *testing.T) {
+	d := sampleData()
+	for i := range d.Rounds {
+		if d.Rounds[i].Scored {
+			d.Rounds[i].Method = "answer"
+		}
+	}
+	assert.Contains(t, Markdown(d), "Novelty threshold: 3.0 (a round scoring below it counts as saturated; scored by `answer`, the share of the findings the round's new passages would write, x10).")
+	d.Rounds[len(d.Rounds)-1].Method = "heuristic" // a fallback round
+	assert.Contains(t, Markdown(d), "scored by `answer`, the share of the findings the round's new passages would write, x10; `heuristic`, the share of the round's words the knowledge state lacks).")
+	for i := range d.Rounds {
+		d.Rounds[i].Method = ""
+	}
+	assert.Contains(t, Markdown(d), "Novelty threshold: 3.0 (a round scoring below it counts as saturated).")
+}
