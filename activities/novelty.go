@@ -127,7 +127,8 @@ func learningNovelty(in NoveltyInput) NoveltyOutput {
 
 // answerNovelty writes the extractive findings from every accepted source and the round's new
 // ones, as Synthesize would (passages read whole from the corpus, the rounds' fused ranking as
-// the prior), and scores the round by the share of the findings its new passages wrote, 0-10.
+// the prior), and scores the round by the share of the findings its new passages wrote
+// (novelty.ShareScore: 3 for a tenth).
 func (a *Activities) answerNovelty(ctx context.Context, in NoveltyInput) NoveltyOutput {
 	sources := make([]research.Source, 0, len(in.Sources)+len(in.Results))
 	for _, r := range in.Sources {
@@ -141,7 +142,7 @@ func (a *Activities) answerNovelty(ctx context.Context, in NoveltyInput) Novelty
 	ans := report.Answer(report.AnswerInput{Question: in.Question, Aspects: in.Aspects, Sources: sources,
 		Budget: in.Budget, Prior: fusedPrior(in.Ranked, sources), Topical: a.topical(ctx, sources)})
 	share := report.FreshShare(ans, func(n int) bool { return n > known })
-	return NoveltyOutput{Score: 10 * share, Method: config.NoveltyAnswer}
+	return NoveltyOutput{Score: novelty.ShareScore(share), Method: config.NoveltyAnswer}
 }
 
 // ResultsText is the text novelty and compression look at: titles and snippets.

@@ -54,7 +54,7 @@ func newResearchFlags(name string) *researchFlags {
 	fs.Float64Var(&f.overlapCut, "overlap-cut", config.DefaultEnrichOverlapCut, "enrich only results overlapping the knowledge by at most this (0-1)")
 	fs.StringVar(&f.provider, "provider", config.DefaultProvider, "search provider: "+strings.Join(config.Providers, ", "))
 	fs.IntVar(&f.results, "results", config.DefaultResultsPerQuery, "results per query")
-	fs.StringVar(&f.novelty, "novelty", config.NoveltyLearning, "novelty method: learning (new question-relevant information against all evidence), answer (the share of the findings the round's new passages write), heuristic (unseen words), model or embedding")
+	fs.StringVar(&f.novelty, "novelty", config.NoveltyAnswer, "novelty method: answer (the share of the findings the round's new passages would write), learning (new question-relevant information against all evidence), heuristic (unseen words), model or embedding")
 	fs.IntVar(&f.findingsBudget, "findings-budget", config.DefaultFindingsBudget, "characters of findings the report writes")
 	fs.BoolVar(&f.noCache, "no-cache", false, "bypass the 24-hour search cache")
 	fs.Int64Var(&f.seed, "seed", 0, "seed for the epsilon pass-through (0: drawn and recorded by the workflow)")

@@ -18,8 +18,9 @@ const sqliteDocs = "/usr/share/doc/sqlite3"
 // (at a56b8e4; 0.252 and 0.207 before), beside the bm25 baseline's 0.161; 0.275 since each
 // question draws its epsilon pass-through from its own seed (d4106f7), 0.286 again since merged
 // sections are quoted under their own headings (d6c8b91), 0.320 since the asked word pairs weigh
-// (ff22982), when the floor was raised to 0.30. Raise it with the measurement; never lower it to
-// make a change pass.
+// (ff22982), when the floor was raised to 0.30; 0.320 too under the answer gate, the default
+// since the change after 1865e04, with 3.6 searches instead of 4.1. Raise it with the
+// measurement; never lower it to make a change pass.
 const reportRecallFloor = 0.30
 
 // goReportRecallFloor guards the Go set the same way: 1.000 since a qualified name the question
@@ -29,10 +30,11 @@ const reportRecallFloor = 0.30
 // of its facts is stated once, on a page the searches find.
 const goReportRecallFloor = 0.98
 
-// answerGateRecallFloor guards the SQLite dev set under the answer gate (--novelty answer),
-// measured 0.286 with 3.3 searches (1865e04) where the default gate makes 4.1: it must keep
-// to the floor, beat the search box, and search less than the default.
-const answerGateRecallFloor = 0.28
+// learningGateRecallFloor guards the SQLite dev set under the learning gate (--novelty learning,
+// the default before the answer gate): 0.320 with 4.1 searches at 1865e04, where the answer
+// gate reads 0.320 with 3.6. Both must keep to their floors and beat the search box, and the
+// default (answer) gate must search less than the learning one.
+const learningGateRecallFloor = 0.30
 
 // TestReportRecallFloorOnTheSQLiteDevSet runs the SQLite dev set through the real worker and
 // dev server, as `starter eval` does, and fails when sated's reports recall fewer facts than
@@ -43,11 +45,11 @@ func TestReportRecallFloorOnTheSQLiteDevSet(t *testing.T) {
 		return
 	}
 	checkRecallFloor(t, sqliteDocs, "../internal/eval/testdata/sqlite-questions.jsonl", reportRecallFloor,
-		gateFloor{"saturation:answer", answerGateRecallFloor})
+		gateFloor{"saturation:learning", learningGateRecallFloor})
 }
 
-// gateFloor is another saturation gate run beside the default, with its own floor; it must also
-// make fewer searches than the default gate.
+// gateFloor is another saturation gate run beside the default, with its own floor; the default
+// gate must make fewer searches than it.
 type gateFloor struct {
 	strategy string
 	floor    float64
@@ -62,7 +64,8 @@ func TestReportRecallFloorOnTheGoSet(t *testing.T) {
 
 // checkRecallFloor indexes docs, runs the question file through the real worker under bm25,
 // saturation and each of gates, and fails when saturation recalls less than floor or than bm25,
-// or a gate less than its own floor or than bm25, or with no fewer searches than saturation.
+// or a gate less than its own floor or than bm25, or when saturation makes no fewer searches
+// than a gate.
 func checkRecallFloor(t *testing.T, docs, questions string, floor float64, gates ...gateFloor) {
 	s := newStack(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
@@ -102,8 +105,8 @@ func checkRecallFloor(t *testing.T, docs, questions string, floor float64, gates
 		if got[g.strategy] < g.floor || got[g.strategy] < got["bm25"] {
 			t.Errorf("%s report recall %.3f fell below its floor %.2f or the search box's %.3f", g.strategy, got[g.strategy], g.floor, got["bm25"])
 		}
-		if searches[g.strategy] >= searches["saturation"] {
-			t.Errorf("%s made %.1f searches a question, not fewer than the default gate's %.1f", g.strategy, searches[g.strategy], searches["saturation"])
+		if searches["saturation"] >= searches[g.strategy] {
+			t.Errorf("the default gate made %.1f searches a question, not fewer than %s's %.1f", searches["saturation"], g.strategy, searches[g.strategy])
 		}
 	}
 	if got["saturation"] < floor {

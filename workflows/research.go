@@ -64,6 +64,10 @@ const memorySearchChange = "memory-shapes-search"
 // expansions, for the Temporal UI's list.
 const searchAttributesChange = "search-attributes"
 
+// answerGateChange names the change of the default novelty method from learning to answer (a
+// round scores the share of the findings its new passages would write).
+const answerGateChange = "answer-gate"
+
 // run is the state of one research run; the progress query reads it.
 type run struct {
 	req       ResearchRequest
@@ -128,6 +132,9 @@ func newRun(ctx workflow.Context, req ResearchRequest) (*run, error) {
 	r.enrichReplace = workflow.GetVersion(ctx, enrichReplaceChange, workflow.DefaultVersion, 1)
 	r.memorySearch = workflow.GetVersion(ctx, memorySearchChange, workflow.DefaultVersion, 1)
 	r.searchAttrs = workflow.GetVersion(ctx, searchAttributesChange, workflow.DefaultVersion, 1)
+	if req.Config.Novelty == "" && workflow.GetVersion(ctx, answerGateChange, workflow.DefaultVersion, 1) < 1 {
+		r.cfg.Novelty = config.NoveltyLearning // the default when the run started
+	}
 	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, localOptions), researchActs.WorkerCapabilities,
 		activities.CapabilitiesInput{}).Get(ctx, &r.caps); err != nil {
 		return nil, err

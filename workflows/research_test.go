@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/sated-dev/sated/activities"
 	"github.com/sated-dev/sated/internal/config"
@@ -185,7 +186,7 @@ func gcRounds() (r1, r2, r3 []search.Result) {
 	return r1, r2, r3
 }
 
-// The default learning gate measures what a round teaches about the question against all
+// The learning gate measures what a round teaches about the question against all
 // evidence so far: new passages that restate known facts, or that are off the question, stop
 // the search; new facts keep it going.
 func TestLearningGateStopsWhenNewPagesRepeatKnownFacts(t *testing.T) {
@@ -193,7 +194,8 @@ func TestLearningGateStopsWhenNewPagesRepeatKnownFacts(t *testing.T) {
 	r4 := passages("d", "The garbage collector runs when the heap reaches a target size set by GOGC!",
 		"GOGC=100 means the heap may grow by 100% of the live heap before the next collection!")
 	h := newResearchEnv(t, r1, r2, r3, r4, passages("e", "Gardening tips for tomatoes."))
-	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Epsilon: f(0), QualityFloor: 1}})
+	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Epsilon: f(0), QualityFloor: 1,
+		Novelty: config.NoveltyLearning}})
 	require.Equal(t, []string{DecisionAccepted, DecisionAccepted, DecisionAccepted, DecisionDiscarded}, decisions(rep))
 	require.Equal(t, config.NoveltyLearning, rep.Rounds[2].Method)
 	require.Greater(t, rep.Rounds[2].Novelty, 3.0, "round 3 states new facts about the question")
@@ -201,23 +203,43 @@ func TestLearningGateStopsWhenNewPagesRepeatKnownFacts(t *testing.T) {
 	require.Len(t, rep.Sources, 6, "passages are sources by id; the rejected round's are not merged")
 }
 
-// The answer gate scores a round by the share of the findings its new passages write: a round
-// of new facts about the question is quoted and accepted; one of repeats and off-topic pages
+// The answer gate (the default) scores a round by the share of the findings its new passages
+// write: a round with a new fact about the question is quoted and accepted; one of repeats and off-topic pages
 // writes nothing of the report and ends the search. The activity reads every accepted source
 // and the accepted rounds' rankings.
 func TestAnswerGateStopsWhenTheReportWouldNotChange(t *testing.T) {
-	r1, r2, r3 := gcRounds()
+	r1, r2, _ := gcRounds()
+	// round 3: one new fact about the question, one page off it
+	r3 := passages("c", "Doubling GOGC roughly halves the CPU cost of the garbage collector and doubles heap overhead.",
+		"Sourdough starter needs feeding twice a day in a warm kitchen.")
 	r4 := passages("d", "Gardening tips for tomatoes in a small greenhouse.", "Tomato plants need six hours of sun a day.")
 	h := newResearchEnv(t, r1, r2, r3, r4, passages("e", "Sourdough starter needs feeding daily."))
-	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Epsilon: f(0), QualityFloor: 1,
-		Novelty: config.NoveltyAnswer, NoveltyThreshold: f(1)}})
+	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Epsilon: f(0), QualityFloor: 1}})
 	require.Equal(t, []string{DecisionAccepted, DecisionAccepted, DecisionAccepted, DecisionDiscarded}, decisions(rep))
-	require.Equal(t, config.NoveltyAnswer, rep.Rounds[2].Method)
-	require.Greater(t, rep.Rounds[2].Novelty, 1.0, "round 3's new facts write part of the findings")
+	require.Equal(t, config.NoveltyAnswer, rep.Rounds[2].Method, "the answer gate is the default")
+	require.Greater(t, rep.Rounds[2].Novelty, 3.0, "round 3's new fact writes more than a tenth of the findings")
 	require.Less(t, rep.Rounds[2].Novelty, 9.0, "rounds 1 and 2's passages write the rest: the activity reads every accepted source")
 	require.Zero(t, rep.Rounds[3].Novelty, "round 4's pages are off the question: the findings quote none of them")
 	require.Contains(t, rep.StopReason, "saturated")
 	require.Len(t, rep.Sources, 6)
+}
+
+// A run started before the answer gate (no answer-gate marker in its history) keeps the
+// learning default it started with; a method the request names is kept either way.
+func TestRunsBeforeTheAnswerGateKeepLearning(t *testing.T) {
+	r1, r2, r3 := gcRounds()
+	for _, tc := range []struct {
+		asked, want string
+	}{
+		{"", config.NoveltyLearning},
+		{config.NoveltyAnswer, config.NoveltyAnswer},
+	} {
+		h := newResearchEnv(t, r1, r2, r3)
+		h.env.OnGetVersion(answerGateChange, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+		rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Epsilon: f(0), QualityFloor: 1,
+			MaxRounds: 3, Novelty: tc.asked}})
+		require.Equal(t, tc.want, rep.Rounds[2].Method, "asked %q", tc.asked)
+	}
 }
 
 // A thin first round is searched again with the jargon stripped ("Go garbage collector decide

@@ -16,15 +16,16 @@ const (
 // Novelty methods.
 const (
 	// NoveltyLearning scores the new question-relevant information a round adds against all
-	// evidence so far; the default. NoveltyHeuristic is the older word count against the
-	// knowledge state, kept for comparison.
+	// evidence so far (the default before the answer gate; still what runs started before it
+	// use). NoveltyHeuristic is the older word count against the knowledge state, kept for
+	// comparison.
 	NoveltyLearning  = "learning"
 	NoveltyHeuristic = "heuristic"
 	NoveltyModel     = "model"
 	NoveltyEmbedding = "embedding"
-	// NoveltyAnswer scores a round by how much of the report, written extractively from all
-	// evidence so far, the round's new passages write: a round the findings would not quote
-	// taught nothing the report uses.
+	// NoveltyAnswer, the default, scores a round by how much of the report, written
+	// extractively from all evidence so far, the round's new passages write: a round the
+	// findings would not quote taught nothing the report uses.
 	NoveltyAnswer = "answer"
 )
 
@@ -119,7 +120,7 @@ func (r Research) WithDefaults() Research {
 		r.FindingsBudget = DefaultFindingsBudget
 	}
 	if r.Novelty == "" {
-		r.Novelty = NoveltyLearning
+		r.Novelty = NoveltyAnswer
 	}
 	return r
 }

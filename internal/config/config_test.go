@@ -13,7 +13,7 @@ func TestDefaultsAreTheDesignsAndValid(t *testing.T) {
 	}
 	if c.Strategy != StrategySaturation || c.MinRounds != 2 || c.MaxRounds != 5 || *c.NoveltyThreshold != 3 ||
 		c.KnowledgeCap != 1500 || *c.Epsilon != 0.15 || c.QualityFloor != 1800 || *c.EnrichCount != 3 ||
-		*c.EnrichOverlapCut != 0.6 || c.Provider != "corpus" || c.Novelty != NoveltyLearning || c.FixedRounds != 2 ||
+		*c.EnrichOverlapCut != 0.6 || c.Provider != "corpus" || c.Novelty != NoveltyAnswer || c.FixedRounds != 2 ||
 		c.FindingsBudget != 8000 {
 		t.Fatalf("defaults drifted from the design: %+v", c)
 	}

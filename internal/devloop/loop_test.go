@@ -78,8 +78,8 @@ func evidenceOf(ctx context.Context, x *corpus.Index, rs []search.Result) []rese
 // gate's minimum rounds, CITED=1 for the recall of the cited sources quoted in full, FW=1 for the
 // recall of the evidence's passages quoted whole in the searches' fused order after 1, 2 and 5
 // rounds: the retrieval judged as a search box's answer; UNION=1 prints per question the facts
-// the report, the baseline and the two together hold; SCORE=answer gates on the share of the
-// findings a round's new passages write, as --novelty answer does; QFILE=path reads the questions from a
+// the report, the baseline and the two together hold; SCORE=learning gates on the learning
+// novelty instead of the default answer gate's share of the findings; QFILE=path reads the questions from a
 // file of your own, over the corpus of SET). Each set also reports its questions
 // binned by how much the baseline finds (difficulty), and saturation's figures expected over every
 // epsilon draw beside the one draw starter eval makes. The corpora are indexed once into /tmp.
@@ -181,7 +181,7 @@ func TestLoop(t *testing.T) {
 				}
 			}
 			scores := roundScores(q.Question, asp, fresh)
-			if os.Getenv("SCORE") == "answer" {
+			if os.Getenv("SCORE") != "learning" {
 				// a round's novelty is the share of the findings, written from every round so
 				// far, that quote the round's own new passages: what it taught the report
 				scores = scores[:0]
@@ -190,7 +190,7 @@ func TestLoop(t *testing.T) {
 					a := report.Answer(report.AnswerInput{Question: q.Question, Aspects: aspOr(asp), Sources: srcs, Budget: budget, Prior: pr, Terms: answerTerms(prev), Topical: topical})
 					nPrev := len(flatten(fresh[:k-1]))
 					share := report.FreshShare(a, func(n int) bool { return n > nPrev })
-					scores = append(scores, 10*share)
+					scores = append(scores, novelty.ShareScore(share))
 				}
 			}
 			satK, satSearches := simulateSaturation(scores, len(fresh), eval.Seed(q.ID))
