@@ -74,7 +74,8 @@ func benchNoop(_ context.Context, i int) (int, error) { return i, nil }
 
 // BenchmarkRoundOverhead measures what a round costs in orchestration alone (a workflow of N
 // no-op activities against the dev server; the slope over a 1-round run is the per-round
-// cost) next to the real ResearchWorkflow's per-round time on GOROOT/doc without models.
+// cost) next to the real ResearchWorkflow's per-round time on GOROOT/doc without models, under
+// the default (answer) gate and the learning gate.
 func BenchmarkRoundOverhead(b *testing.B) {
 	const rounds = 20
 	s := newBenchStack(b)
@@ -106,10 +107,10 @@ func BenchmarkRoundOverhead(b *testing.B) {
 		}
 		return time.Since(start)
 	}
-	research := func(k int) (workflows.ResearchReport, time.Duration) {
+	research := func(k int, novelty string) (workflows.ResearchReport, time.Duration) {
 		n++
 		req := workflows.ResearchRequest{Question: memQuestion, Seed: 1,
-			Config: config.Research{Strategy: config.StrategyFixed, FixedRounds: k, NoCache: true}}
+			Config: config.Research{Strategy: config.StrategyFixed, FixedRounds: k, NoCache: true, Novelty: novelty}}
 		rep, d, err := s.research(ctx, c, fmt.Sprintf("%s-research-%d", s.queue, n), req)
 		if err != nil || len(rep.Rounds) == 0 {
 			b.Fatalf("research of %d rounds: %d rounds, %v", k, len(rep.Rounds), err)
@@ -117,17 +118,22 @@ func BenchmarkRoundOverhead(b *testing.B) {
 		return rep, d
 	}
 	noop(1) // warm both queues' pollers
-	research(1)
+	research(1, "")
 
-	var one, many, rOne, rMany time.Duration
-	var repOne, repMany workflows.ResearchReport
+	var one, many, rOne, rMany, lOne, lMany time.Duration
+	var repOne, repMany, lrepOne, lrepMany workflows.ResearchReport
 	for b.Loop() {
 		one, many = noop(1), noop(rounds)
-		repOne, rOne = research(1)
-		repMany, rMany = research(5)
+		repOne, rOne = research(1, "")
+		repMany, rMany = research(5, "")
+		lrepOne, lOne = research(1, config.NoveltyLearning)
+		lrepMany, lMany = research(5, config.NoveltyLearning)
 	}
 	slope := (many - one) / (rounds - 1)
 	realSlope := (rMany - rOne) / time.Duration(max(1, len(repMany.Rounds)-len(repOne.Rounds)))
+	// the same rounds scored by the learning gate instead of the default answer gate
+	learningSlope := (lMany - lOne) / time.Duration(max(1, len(lrepMany.Rounds)-len(lrepOne.Rounds)))
+	b.ReportMetric(ms(learningSlope), "learning-research-ms/round")
 	b.ReportMetric(ms(one), "noop-1round-ms")
 	b.ReportMetric(ms(slope), "noop-ms/round")
 	b.ReportMetric(ms(rMany)/float64(len(repMany.Rounds)), "research-wall-ms/round")
