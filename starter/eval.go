@@ -36,6 +36,9 @@ const StrategyBM25 = "bm25"
 // by side in one eval.
 func strategyConfig(name string) (config.Research, error) {
 	if base, method, ok := strings.Cut(name, ":"); ok && base != StrategyBM25 {
+		if method == "" {
+			return config.Research{}, fmt.Errorf("strategy %q: name a novelty method after the colon (saturation:learning)", name)
+		}
 		cfg, err := strategyConfig(base)
 		cfg.Novelty = method
 		return cfg, err

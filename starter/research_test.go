@@ -93,7 +93,7 @@ func TestWorkflowIDComesFromMeaning(t *testing.T) {
 
 func TestStrategyConfigAndSummary(t *testing.T) {
 	for name, ok := range map[string]bool{"saturation": true, "fixed-2": true, "fixed-20": true, "fixed-0": false, "fixed-x": false, "greedy": false,
-		"saturation:answer": true, "fixed-5:learning": true, "greedy:answer": false, "saturation:bogus": false, "bm25:answer": false} {
+		"saturation:answer": true, "fixed-5:learning": true, "greedy:answer": false, "saturation:bogus": false, "bm25:answer": false, "saturation:": false} {
 		if _, _, err := evalStrategies(name, config.DefaultProvider, true, config.DefaultFindingsBudget); (err == nil) != ok {
 			t.Errorf("%s: err %v", name, err)
 		}

@@ -175,7 +175,7 @@ func (r Research) Validate() error {
 	switch r.Novelty {
 	case NoveltyLearning, NoveltyHeuristic, NoveltyModel, NoveltyEmbedding, NoveltyAnswer:
 	default:
-		return fmt.Errorf("unknown novelty method %q (want learning, answer, heuristic, model or embedding)", r.Novelty)
+		return fmt.Errorf("unknown novelty method %q (want answer, learning, heuristic, model or embedding)", r.Novelty)
 	}
 	if r.MaxModelCalls < 0 || r.MaxModelTokens < 0 {
 		return fmt.Errorf("model budget must not be negative")
