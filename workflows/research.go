@@ -451,7 +451,7 @@ func (r *run) diagnose() {
 	for _, rec := range r.progress.Rounds {
 		if rec.Scored {
 			scored = append(scored, novelty.RoundNovelty{Round: rec.Round, Novelty: rec.Novelty,
-				Repeats: plan.NearDuplicate(rec.Query, earlier)})
+				Repeats: plan.NearDuplicate(rec.Query, earlier), Method: rec.Method})
 		}
 		earlier = append(earlier, rec.Query)
 	}

@@ -18,6 +18,9 @@ type RoundNovelty struct {
 	// Repeats says the round's query shares most of its terms with an earlier round's
 	// (plan.NearDuplicate).
 	Repeats bool
+	// Method is the novelty method that scored the round; "answer" scores what the findings
+	// would quote, so a stale round is one the report would not use.
+	Method string
 }
 
 // DiagnoseQueries reads the novelty curve of a run's scored rounds and says what it suggests
@@ -53,6 +56,9 @@ func DiagnoseQueries(rounds []RoundNovelty) []string {
 		switch {
 		case stale && repeats:
 			out = append(out, fmt.Sprintf("rounds %d-%d all had novelty below %.1f: the queries are near-duplicates of each other",
+				early[0].Round, early[len(early)-1].Round, DuplicateNovelty))
+		case stale && early[0].Method == "answer":
+			out = append(out, fmt.Sprintf("rounds %d-%d all had novelty below %.1f although their queries differ: the findings would quote little of what they found, the first round's passages already answering what the report can; the corpus may hold little more on this question",
 				early[0].Round, early[len(early)-1].Round, DuplicateNovelty))
 		case stale:
 			out = append(out, fmt.Sprintf("rounds %d-%d all had novelty below %.1f although their queries differ: they found little the first round had not; the corpus may hold little more on this question",

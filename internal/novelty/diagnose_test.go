@@ -22,6 +22,13 @@ func TestDiagnoseQueries(t *testing.T) {
 		}
 		return out
 	}
+	// answered: the same curve scored by the answer gate
+	answered := func(rs []RoundNovelty) []RoundNovelty {
+		for i := range rs {
+			rs[i].Method = "answer"
+		}
+		return rs
+	}
 	someRepeat := rn(2, 3)
 	someRepeat[1].Repeats = false
 	for _, tc := range []struct {
@@ -39,6 +46,8 @@ func TestDiagnoseQueries(t *testing.T) {
 		{name: "stale rounds of distinct queries are no duplicates", rounds: distinct(rn(2.4, 1.1)),
 			want: []string{"rounds 2-3 all had novelty below 3.5 although their queries differ: they found little the first round had not"}},
 		{name: "one repeated query of two stale rounds is no duplicate set", rounds: someRepeat, want: []string{"although their queries differ"}},
+		{name: "stale under the answer gate: the findings would not use them", rounds: answered(distinct(rn(0, 0))),
+			want: []string{"rounds 2-3 all had novelty below 3.5 although their queries differ: the findings would quote little of what they found"}},
 		{name: "saturating after a new round is normal", rounds: rn(6, 2)},
 		{name: "a single stale round is a normal stop", rounds: rn(1)},
 	} {
