@@ -26,11 +26,11 @@ type NoveltyInput struct {
 	Aspects     []string `json:"aspects,omitempty"`
 	Known       []string `json:"known,omitempty"`
 	KnownRounds int      `json:"known_rounds,omitempty"`
-	// Sources (every accepted result so far, in the order they joined), Ranked (each accepted
-	// round's ranking and this round's, as research.SourceKey) and Budget feed the answer
-	// method, with Question and Aspects.
+	// Sources (every accepted result so far, in the order they joined), Rounds (the rounds so
+	// far and this one, whose rankings fuse into the prior as Synthesize fuses them) and Budget
+	// feed the answer method, with Question and Aspects.
 	Sources []search.Result `json:"sources,omitempty"`
-	Ranked  [][]string      `json:"ranked,omitempty"`
+	Rounds  []RoundRecord   `json:"rounds,omitempty"`
 	Budget  int             `json:"budget,omitempty"`
 }
 
@@ -127,7 +127,7 @@ func learningNovelty(in NoveltyInput) NoveltyOutput {
 
 // answerNovelty writes the extractive findings from every accepted source and the round's new
 // ones, as Synthesize would (passages read whole from the corpus, the rounds' fused ranking as
-// the prior), and scores the round by the share of the findings its new passages wrote
+// the prior, searchPrior), and scores the round by the share of the findings its new passages wrote
 // (novelty.ShareScore: 3 for a tenth).
 func (a *Activities) answerNovelty(ctx context.Context, in NoveltyInput) NoveltyOutput {
 	sources := make([]research.Source, 0, len(in.Sources)+len(in.Results))
@@ -140,7 +140,7 @@ func (a *Activities) answerNovelty(ctx context.Context, in NoveltyInput) Novelty
 	}
 	a.readPassages(ctx, sources)
 	ans := report.Answer(report.AnswerInput{Question: in.Question, Aspects: in.Aspects, Sources: sources,
-		Budget: in.Budget, Prior: fusedPrior(in.Ranked, sources), Topical: a.topical(ctx, sources)})
+		Budget: in.Budget, Prior: searchPrior(in.Rounds, sources), Topical: a.topical(ctx, sources)})
 	share := report.FreshShare(ans, func(n int) bool { return n > known })
 	return NoveltyOutput{Score: novelty.ShareScore(share), Method: config.NoveltyAnswer}
 }

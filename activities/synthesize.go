@@ -234,12 +234,6 @@ func searchPrior(rounds []RoundRecord, sources []Source) []float64 {
 			ranks = append(ranks, r.Ranked)
 		}
 	}
-	return fusedPrior(ranks, sources)
-}
-
-// fusedPrior is, per source, its reciprocal-rank fusion over the rounds' rankings (ids as
-// research.SourceKey); nil without rankings.
-func fusedPrior(ranks [][]string, sources []Source) []float64 {
 	if len(ranks) == 0 {
 		return nil
 	}

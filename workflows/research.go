@@ -775,29 +775,21 @@ func (r *run) score(ctx workflow.Context, rec *research.Round, fresh []search.Re
 		opts = llmOptions
 	}
 	in := activities.NoveltyInput{Method: method, Knowledge: r.knowledge, Results: fresh}
-	if method == config.NoveltyLearning {
-		in.Question, in.Known, in.KnownRounds = r.req.Question, append(r.evidence(), r.priorFacts()...), r.acceptedRounds()
+	if method == config.NoveltyLearning || method == config.NoveltyAnswer {
+		in.Question = r.req.Question
 		for _, a := range r.aspects {
 			in.Aspects = append(in.Aspects, a.Text)
 		}
 	}
-	if method == config.NoveltyAnswer {
+	switch method {
+	case config.NoveltyLearning:
+		in.Known, in.KnownRounds = append(r.evidence(), r.priorFacts()...), r.acceptedRounds()
+	case config.NoveltyAnswer:
 		// the findings as Synthesize would write them from every accepted source and this
-		// round's new ones, ranked by the accepted rounds' searches and this one's
-		in.Question, in.Budget = r.req.Question, r.cfg.FindingsBudget
-		for _, a := range r.aspects {
-			in.Aspects = append(in.Aspects, a.Text)
-		}
+		// round's new ones, ranked by the rounds' searches so far and this one's
+		in.Budget, in.Rounds = r.cfg.FindingsBudget, append(slices.Clone(r.progress.Rounds), *rec)
 		for _, s := range r.sources {
 			in.Sources = append(in.Sources, s.Result)
-		}
-		for _, done := range r.progress.Rounds {
-			if len(done.Ranked) > 0 && done.Decision != DecisionDiscarded {
-				in.Ranked = append(in.Ranked, done.Ranked)
-			}
-		}
-		if len(rec.Ranked) > 0 {
-			in.Ranked = append(in.Ranked, rec.Ranked)
 		}
 	}
 	var out activities.NoveltyOutput
