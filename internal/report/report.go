@@ -243,7 +243,7 @@ func writePlan(b *strings.Builder, p *research.Plan) {
 // methodMeaning says in a few words what each novelty method's score measures.
 var methodMeaning = map[string]string{
 	config.NoveltyLearning:  "the new question-relevant information the round adds against all evidence so far",
-	config.NoveltyAnswer:    "the share of the findings the round's new passages would write, x10",
+	config.NoveltyAnswer:    "the share of the findings the round's new passages would write, 30x capped at 10 (3: a tenth)",
 	config.NoveltyHeuristic: "the share of the round's words the knowledge state lacks",
 	config.NoveltyModel:     "the evaluator model's 0-10 judgement",
 	config.NoveltyEmbedding: "the distance of the round's embeddings from the knowledge state",

@@ -334,9 +334,9 @@ func TestMarkdownNamesTheNoveltyMethod(t *testing.T) {
 			d.Rounds[i].Method = "answer"
 		}
 	}
-	assert.Contains(t, Markdown(d), "Novelty threshold: 3.0 (a round scoring below it counts as saturated; scored by `answer`, the share of the findings the round's new passages would write, x10).")
+	assert.Contains(t, Markdown(d), "Novelty threshold: 3.0 (a round scoring below it counts as saturated; scored by `answer`, the share of the findings the round's new passages would write, 30x capped at 10 (3: a tenth)).")
 	d.Rounds[len(d.Rounds)-1].Method = "heuristic" // a fallback round
-	assert.Contains(t, Markdown(d), "scored by `answer`, the share of the findings the round's new passages would write, x10; `heuristic`, the share of the round's words the knowledge state lacks).")
+	assert.Contains(t, Markdown(d), "scored by `answer`, the share of the findings the round's new passages would write, 30x capped at 10 (3: a tenth); `heuristic`, the share of the round's words the knowledge state lacks).")
 	for i := range d.Rounds {
 		d.Rounds[i].Method = ""
 	}
