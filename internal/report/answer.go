@@ -75,6 +75,8 @@ const (
 	repeatInOrder   = 0.8
 	minFindingScore = 0.18
 	minQuoteChars   = 25
+	// maxBlockTail bounds the lines of a code block quoted on after a quote that stops inside it
+	maxBlockTail = 4
 	// minQuoteScore is the floor for a sentence of a passage already chosen for its aspect.
 	minQuoteScore = 0.05
 	// BM25 over the sources, the usual parameters; a title counts titleBoost times.
@@ -171,7 +173,10 @@ type candidate struct {
 	rel     []float64 // score per aspect
 	picked  bool
 	aspect  int
-	quality float64
+	// blockLine marks text quoted only after what introduces it (captionOnly): a line of a
+	// code block or a table, folded
+	blockLine bool
+	quality   float64
 	// gist is how much of what the evidence as a whole is about the sentence says, per
 	// character: the weight of its terms in the evidence centroid, over the root of its length
 	gist float64
@@ -267,10 +272,11 @@ func answerCandidates(question string, sources []research.Source, aliases text.A
 					continue
 				}
 				q := sentenceQuality(sent, t)
-				if captionOnly(extracted, body, sent) {
+				block := captionOnly(extracted, body, sent)
+				if block {
 					q = 0 // quoted only after the caption that introduces it (selectPassages' leadsIn)
 				}
-				out = append(out, candidate{src: i, idx: k, sec: si, heading: sec.heading, text: sent, terms: t, quality: q})
+				out = append(out, candidate{src: i, idx: k, sec: si, heading: sec.heading, text: sent, terms: t, quality: q, blockLine: block})
 			}
 		}
 	}
@@ -942,6 +948,24 @@ func selectPassages(cands []candidate, labels labelling, naspects, budget int) [
 					quota += quoteCost(*f)
 				}
 				quota += quoteCost(*c)
+				// a quote that stops inside a code block (">>> s = sorted(...)  # secondary
+				// key" with the primary-key line below it) is quoted on to the block's end
+				last := k
+				if follow >= 0 {
+					last = follow
+				}
+				for tail := 0; !endsSentence(cands[last].text) && tail < maxBlockTail; tail++ {
+					n := next[last]
+					if n < 0 || !cands[n].blockLine || cands[n].picked || spent+quoteCost(cands[n]) > budget {
+						break
+					}
+					f := &cands[n]
+					f.picked, f.aspect = true, j
+					picked = append(picked, n)
+					spent += quoteCost(*f)
+					quota += quoteCost(*f)
+					last = n
+				}
 			}
 		}
 	}

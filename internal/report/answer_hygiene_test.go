@@ -298,3 +298,30 @@ func corpusSource(n int, title, text string) research.Source {
 	s.Provider, s.DocID = "corpus", fmt.Sprintf("page:%d", n)
 	return s
 }
+
+// A quote that stops inside a code block is quoted on to the block's end: the sentence splitter
+// joins a caption to the block's first line, and the steps after it are what the caption
+// promised ("do the age sort first and then sort again using grade").
+func TestAnswerQuotesACodeBlockOnToItsEnd(t *testing.T) {
+	s := corpusSource(1, "Sorting HOW TO — Sort Stability and Complex Sorts",
+		"Sorts are guaranteed to be stable. That means that when multiple records have the same key, their original order is preserved.\n\n"+
+			"This wonderful property lets you build complex sorts in a series of sorting steps. For example, to sort the student data by descending grade and then ascending age, do the age sort first and then sort again using grade:\n\n"+
+			">>> s = sorted(student_objects, key=attrgetter('age'))     # sort on secondary key\n"+
+			">>> sorted(s, key=attrgetter('grade'), reverse=True)       # now sort on primary key, descending\n\n"+
+			"The Timsort algorithm used in Python does multiple sorts efficiently because it can take advantage of any ordering already present in a dataset.")
+	body := Answer(AnswerInput{Question: "How do I sort records by several fields, some descending?", Sources: []research.Source{s}}).Body
+	if !strings.Contains(body, "# sort on secondary key >>> sorted(s, key=attrgetter('grade'), reverse=True)") {
+		t.Errorf("the code block is cut after its first line:\n%s", body)
+	}
+	// a sentence that ends before a block does not pull the block in
+	t.Run("a whole sentence", func(t *testing.T) {
+		once := corpusSource(1, "The Go Memory Model — Once",
+			"The sync package provides a safe mechanism for initialization through the use of the Once type.\n\n"+
+				"var a string\nvar once sync.Once\n\n"+
+				"The completion of a single call of f() from once.Do(f) is synchronized before the return of any call of once.Do(f).")
+		body := Answer(AnswerInput{Question: "How does sync.Once order the memory operations of once.Do?", Sources: []research.Source{once}}).Body
+		if strings.Contains(body, "var once sync.Once") {
+			t.Errorf("a block after a whole sentence is quoted:\n%s", body)
+		}
+	})
+}
