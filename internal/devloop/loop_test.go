@@ -3,6 +3,7 @@ package devloop
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -80,7 +81,9 @@ func evidenceOf(ctx context.Context, x *corpus.Index, rs []search.Result) []rese
 // rounds: the retrieval judged as a search box's answer; UNION=1 prints per question the facts
 // the report, the baseline and the two together hold; SCORE=learning gates on the learning
 // novelty instead of the default answer gate's share of the findings; QFILE=path reads the questions from a
-// file of your own, over the corpus of SET). Each set also reports its questions
+// file of your own, over the corpus of SET; DUMP=path appends per question a JSON line of each
+// round's answer-gate and learning scores and the report and evidence recall after 1..5 rounds,
+// to simulate other gates offline). Each set also reports its questions
 // binned by how much the baseline finds (difficulty), and saturation's figures expected over every
 // epsilon draw beside the one draw starter eval makes. The corpora are indexed once into /tmp.
 func TestLoop(t *testing.T) {
@@ -138,8 +141,6 @@ func TestLoop(t *testing.T) {
 		}()
 		for _, q := range qs {
 			asp, fresh, hits, prev := searchRounds(ctx, t, x, q.Question, max(rounds, strategyRounds), limit)
-			// evidenceAt is the evidence after the first k rounds, as the worker hands it to the
-			// answer, with each source's fused search rank; expand adds EXPAND/NEIGH's passages
 			evidenceAt := func(k int, expand bool) ([]research.Source, []float64) {
 				rs := flatten(fresh[:min(k, len(fresh))])
 				fused := report.FusedRanks(hits[:min(k, len(hits))], report.RoundWeights(len(hits)))
@@ -181,6 +182,7 @@ func TestLoop(t *testing.T) {
 				}
 			}
 			scores := roundScores(q.Question, asp, fresh)
+			learning := slices.Clone(scores)
 			if os.Getenv("SCORE") != "learning" {
 				// a round's novelty is the share of the findings, written from every round so
 				// far, that quote the round's own new passages: what it taught the report
@@ -192,6 +194,22 @@ func TestLoop(t *testing.T) {
 					share := report.FreshShare(a, func(n int) bool { return n > nPrev })
 					scores = append(scores, novelty.ShareScore(share))
 				}
+			}
+			if path := os.Getenv("DUMP"); path != "" {
+				// per question, for simulating other gates offline: each round's answer-gate and
+				// learning scores, and the report and evidence recall after k = 1..5 rounds
+				var reps, evs []float64
+				for k := 1; k <= min(len(fresh), strategyRounds); k++ {
+					rep, ev := answerAt(k)
+					reps, evs = append(reps, rep), append(evs, ev)
+				}
+				rec, _ := json.Marshal(map[string]any{"set": set.name, "id": q.ID, "answer": scores, "learning": learning, "report": reps, "evidence": evs, "seed": eval.Seed(q.ID)})
+				f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fmt.Fprintf(f, "%s\n", rec)
+				f.Close()
 			}
 			satK, satSearches := simulateSaturation(scores, len(fresh), eval.Seed(q.ID))
 			for i, k := range []int{2, 5, satK} {
