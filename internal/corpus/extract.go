@@ -203,6 +203,9 @@ const (
 //	readability + rules      0.02 / 0.98         0.00 / 1.00        1.00
 //
 // Readability is no better on these and drops some body text, so the index uses its rules.
+// Since table rows and terms with their definitions are read as one paragraph each, the rules
+// keep 0.00 of python's navigation (its "Navigation" table's rows are now checked whole),
+// readability + rules 0.00, the body shares unchanged.
 var chromeName = regexp.MustCompile(`(?i)(^|[\s_-])(nav|navbar|navigation|navheader|navfooter|toc|toctree|breadcrumbs?|footer|header|related|menu|mainmenu|submenu|searchmenu|sidebar|sphinxsidebar|sphinxsidebarwrapper|headerlink|skip-?link|pagination|pager|nosearch|tagline|logo|site-header|site-footer|cookie|banner)($|[\s_-])`)
 
 // chromeRoles are ARIA landmarks that are never the main text.
@@ -428,6 +431,12 @@ type htmlText struct {
 	b       strings.Builder
 	pending []string // ids met since the last text, for the next heading or text
 	level   int      // the level of the last <h1>-<h6>: an <h _id> heading sits one below it
+	cells   int      // how many table cells (<td>, <th>) the walk is inside
+	// a term (<dt>) and its definition's first paragraph are one ("Record.GetFieldCount()
+	// Return the number of fields of the record"): afterTerm is set when a <dt> closes, inDef
+	// when the <dd> after it opens, and the blocks that open in it before its first text (the
+	// <dd>'s <p>) run on from the term; text ends both
+	afterTerm, inDef bool
 }
 
 func (w *htmlText) result(title string) extracted {
@@ -464,6 +473,7 @@ func (w *htmlText) endSection() {
 
 // text writes visible text, first placing the ids met since the last text.
 func (w *htmlText) text(s string) {
+	w.afterTerm, w.inDef = false, false
 	if len(w.pending) > 0 {
 		for _, id := range w.pending {
 			w.b.WriteString(markOpen + id + markClose)
@@ -567,8 +577,26 @@ func (w *htmlText) walk(n *html.Node, pre bool) {
 			return
 		}
 		block := blocks[n.DataAtom]
-		if block {
+		// a table row is one paragraph: the paragraphs inside its cells ("<td><p>DEBUG</p>",
+		// "<td><p>Detailed information...</p>") run on, so no cell reads as the next row's
+		inCell := w.cells > 0 && n.DataAtom != atom.Pre && n.DataAtom != atom.Table && n.DataAtom != atom.Tr && !pre
+		if inCell && block {
+			block = false
+			if !w.atLineStart() {
+				w.b.WriteByte(' ')
+			}
+		}
+		switch {
+		case block && w.afterTerm && n.DataAtom == atom.Dd:
+			w.afterTerm, w.inDef = false, true
+		case block && w.inDef && n.DataAtom != atom.Pre && n.DataAtom != atom.Dt:
+		case block:
+			w.afterTerm, w.inDef = false, false
 			w.b.WriteString("\n\n")
+		}
+		cell := n.DataAtom == atom.Td || n.DataAtom == atom.Th
+		if cell {
+			w.cells++
 		}
 		start, sections := w.b.Len(), len(w.secs)
 		if n.DataAtom == atom.Li {
@@ -578,14 +606,24 @@ func (w *htmlText) walk(n *html.Node, pre bool) {
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			w.walk(c, inPre)
 		}
+		if cell {
+			w.cells--
+		}
 		if w.mode == mainContent && !inPre && (block || n.DataAtom == atom.Tr) && len(w.secs) == sections && navOnly(stripMarkers(w.b.String()[start:])) {
 			keep := w.b.String()[:start]
 			w.b.Reset()
 			w.b.WriteString(keep)
 		}
-		if block {
+		switch {
+		case n.DataAtom == atom.Dt && !inCell && !pre:
+			if !w.atLineStart() {
+				w.b.WriteByte(' ')
+			}
+			w.afterTerm = true
+		case block:
+			w.afterTerm, w.inDef = false, false
 			w.b.WriteString("\n\n")
-		} else if n.DataAtom == atom.Td || n.DataAtom == atom.Th {
+		case (cell || inCell && blocks[n.DataAtom]) && !w.atLineStart():
 			w.b.WriteByte(' ')
 		}
 		return

@@ -378,3 +378,64 @@ func TestExtractHTMLDropsALanguageSwitcher(t *testing.T) {
 	require.Contains(t, e.body, "Expiry headers are sent only when ExpiresActive is on; see the German and French translations for more.",
 		"prose that links translations is content")
 }
+
+// A table row is one paragraph, its cells run on: Sphinx wraps each cell's text in <p>, and read
+// as paragraphs a row's cells came apart ("DEBUG" one paragraph, its meaning the next), so a
+// quote of the meaning lost the level it describes, and a one-word cell ("print()") sat before
+// the next row's text as if it were that row's.
+func TestExtractHTMLKeepsATableRowTogether(t *testing.T) {
+	page := `<html><head><title>Logging HOWTO</title></head><body><h1>Logging HOWTO</h1>
+<p>The standard levels and their applicability are described below:</p>
+<table><thead><tr><th class="head"><p>Level</p></th><th class="head"><p>When it's used</p></th></tr></thead>
+<tbody><tr><td><p><code>DEBUG</code></p></td><td><p>Detailed information, typically of interest only when diagnosing problems.</p></td></tr>
+<tr><td><p>Display console output</p></td><td><p><code>print()</code></p></td></tr>
+<tr><td><p>Show a listing:</p><pre>ls -l
+ls -a</pre></td><td><p>two lines</p></td></tr></tbody></table>
+<p>After the table.</p></body></html>`
+	e, err := extract([]byte(page), FormatHTML, "logging.html")
+	require.NoError(t, err)
+	var paras []string
+	for _, s := range e.sections {
+		for _, p := range strings.Split(s.text, "\n\n") {
+			if p = strings.TrimSpace(p); p != "" {
+				paras = append(paras, p)
+			}
+		}
+	}
+	require.Contains(t, paras, "Level When it's used")
+	require.Contains(t, paras, "DEBUG Detailed information, typically of interest only when diagnosing problems.")
+	require.Contains(t, paras, "Display console output print()")
+	require.Contains(t, paras, "After the table.")
+	// a code block in a cell keeps its lines
+	require.Contains(t, strings.Join(paras, "\n\n"), "ls -l\nls -a")
+}
+
+// A term and the first paragraph of its definition are one paragraph: Sphinx's API pages are
+// lists of them (<dt>Record.GetFieldCount()</dt><dd><p>Return the number of fields...</p></dd>),
+// and read apart a quote of the definition lost the name it defines.
+func TestExtractHTMLKeepsATermWithItsDefinition(t *testing.T) {
+	page := `<html><head><title>msilib</title></head><body><h1>Record Objects</h1>
+<dl class="py method"><dt class="sig" id="msilib.Record.GetFieldCount"><span class="sig-name">Record.GetFieldCount</span>()<a class="headerlink" href="#msilib.Record.GetFieldCount">¶</a></dt>
+<dd><p>Return the number of fields of the record, through MsiRecordGetFieldCount().</p><p>A second paragraph.</p></dd></dl>
+<dl><dt>-d, --debug</dt><dt>--verbose</dt><dd><pre>code first</pre><p>Turn on parser debugging output.</p></dd>
+<dt>empty</dt><dd></dd></dl>
+<p>After the list.</p></body></html>`
+	e, err := extract([]byte(page), FormatHTML, "msilib.html")
+	require.NoError(t, err)
+	var paras []string
+	for _, s := range e.sections {
+		for _, p := range strings.Split(stripMarkers(s.text), "\n\n") {
+			if p = strings.TrimSpace(p); p != "" {
+				paras = append(paras, p)
+			}
+		}
+	}
+	require.Contains(t, paras, "Record.GetFieldCount() Return the number of fields of the record, through MsiRecordGetFieldCount().")
+	require.Contains(t, paras, "A second paragraph.")
+	// a definition that opens with code keeps the code a block of its own
+	require.Contains(t, paras, "code first")
+	require.Contains(t, paras, "After the list.")
+	for _, p := range paras {
+		require.NotContains(t, p, "empty After", "a term with an empty definition glues the next paragraph")
+	}
+}
