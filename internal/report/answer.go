@@ -75,8 +75,10 @@ const (
 	repeatInOrder   = 0.8
 	minFindingScore = 0.18
 	minQuoteChars   = 25
-	// maxBlockTail bounds the lines of a code block quoted on after a quote that stops inside it
+	// maxBlockTail bounds the lines of a code block quoted on after a quote that stops inside
+	// it, maxListTail the items of a list quoted on after a quote that introduces it
 	maxBlockTail = 4
+	maxListTail  = 8
 	// minQuoteScore is the floor for a sentence of a passage already chosen for its aspect.
 	minQuoteScore = 0.05
 	// BM25 over the sources, the usual parameters; a title counts titleBoost times.
@@ -954,9 +956,22 @@ func selectPassages(cands []candidate, labels labelling, naspects, budget int) [
 				if follow >= 0 {
 					last = follow
 				}
-				for tail := 0; !endsSentence(cands[last].text) && tail < maxBlockTail; tail++ {
+				// and one that introduces a list and quotes its first item ("...as TEXT, REAL, or
+				// INTEGER values: - TEXT as ISO8601 strings") is quoted on through its items
+				list := reIntroducesList.MatchString(c.text) ||
+					follow >= 0 && strings.HasSuffix(c.text, ":") && reListMarker.MatchString(cands[follow].text)
+				for tail := 0; tail < maxBlockTail || list && tail < maxListTail; tail++ {
 					n := next[last]
-					if n < 0 || !cands[n].blockLine || cands[n].picked || spent+quoteCost(cands[n]) > budget {
+					inBlock := !endsSentence(cands[last].text) && tail < maxBlockTail && n >= 0 && cands[n].blockLine
+					item := list && n >= 0 && reListMarker.MatchString(cands[n].text)
+					if n < 0 || !inBlock && !item {
+						break
+					}
+					if cands[n].picked {
+						last = n // an item quoted already, for itself: the list goes on after it
+						continue
+					}
+					if spent+quoteCost(cands[n]) > budget {
 						break
 					}
 					f := &cands[n]
@@ -1214,6 +1229,10 @@ func writeLabel(b *strings.Builder, label string, n int) {
 // reListMarker is a list item's bullet at the start of a quote: markup of the source's list,
 // which would read as a bullet inside our own ("- - w does not happen before ...").
 var reListMarker = regexp.MustCompile(`^[-*+•]\s+`)
+
+// reIntroducesList matches a quote that holds a list's first item after the caption that
+// introduces it: "...or INTEGER values: - TEXT as ISO8601 strings ("YYYY-MM-DD HH:MM")."
+var reIntroducesList = regexp.MustCompile(`:\s+[-*+•]\s+\S`)
 
 // escapeQuote escapes only what Markdown would turn into markup or a false citation, so a quote
 // reads exactly as the source wrote it, in the rendered report and in its plain text alike

@@ -315,3 +315,21 @@ func TestAnswerQuotesACodeBlockOnToItsEnd(t *testing.T) {
 		t.Errorf("the code block is cut after its first line:\n%s", body)
 	}
 }
+
+// A caption that introduces a list is quoted with the list's items, not its first alone: "the
+// logical sequence of events is: - Execute applicable BEFORE trigger programs," read without the
+// steps after it.
+func TestAnswerQuotesAListOnAfterItsCaption(t *testing.T) {
+	s := corpusSource(1, "SQLite Foreign Key Support — 4.3. ON DELETE and ON UPDATE Actions",
+		"Foreign key ON DELETE and ON UPDATE clauses are used to configure actions that take place when deleting rows from the parent table.\n\n"+
+			"Whenever a row in the parent table of a foreign key constraint is deleted, or when the values stored in the parent key column or columns are modified, the logical sequence of events is:\n\n"+
+			"- Execute applicable BEFORE trigger programs,\n\n- Check local (non foreign key) constraints,\n\n- Update or delete the row in the parent table,\n\n"+
+			"- Perform any required foreign key actions,\n\n- Execute applicable AFTER trigger programs.\n\n"+
+			"There is one important difference between ON UPDATE foreign key actions and SQL triggers.")
+	for _, budget := range []int{600, 1000, 8000} {
+		body := Answer(AnswerInput{Question: "What happens, in order, when a row of a parent table is deleted?", Sources: []research.Source{s}, Budget: budget}).Body
+		if strings.Contains(body, "sequence of events is:") && !strings.Contains(body, "- Execute applicable BEFORE trigger programs, - Check local (non foreign key) constraints, - Update or delete the row in the parent table, - Perform any required foreign key actions, - Execute applicable AFTER trigger programs.") {
+			t.Errorf("budget %d: the list is not quoted whole after its caption:\n%s", budget, body)
+		}
+	}
+}
