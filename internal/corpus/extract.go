@@ -437,6 +437,10 @@ type htmlText struct {
 	// when the <dd> after it opens, and the blocks that open in it before its first text (the
 	// <dd>'s <p>) run on from the term; text ends both
 	afterTerm, inDef bool
+	// afterMarker is set when a list item's "- " is written: the block that opens before its
+	// first text (<li><p>) runs on from the marker, so the item reads "- the number of added
+	// lines;", not a lone "-" and a paragraph after it
+	afterMarker bool
 }
 
 func (w *htmlText) result(title string) extracted {
@@ -473,7 +477,7 @@ func (w *htmlText) endSection() {
 
 // text writes visible text, first placing the ids met since the last text.
 func (w *htmlText) text(s string) {
-	w.afterTerm, w.inDef = false, false
+	w.afterTerm, w.inDef, w.afterMarker = false, false, false
 	if len(w.pending) > 0 {
 		for _, id := range w.pending {
 			w.b.WriteString(markOpen + id + markClose)
@@ -589,9 +593,9 @@ func (w *htmlText) walk(n *html.Node, pre bool) {
 		switch {
 		case block && w.afterTerm && n.DataAtom == atom.Dd:
 			w.afterTerm, w.inDef = false, true
-		case block && w.inDef && n.DataAtom != atom.Pre && n.DataAtom != atom.Dt:
+		case block && (w.inDef || w.afterMarker) && n.DataAtom != atom.Pre && n.DataAtom != atom.Dt && n.DataAtom != atom.Li:
 		case block:
-			w.afterTerm, w.inDef = false, false
+			w.afterTerm, w.inDef, w.afterMarker = false, false, false
 			w.b.WriteString("\n\n")
 		}
 		cell := n.DataAtom == atom.Td || n.DataAtom == atom.Th
@@ -601,6 +605,7 @@ func (w *htmlText) walk(n *html.Node, pre bool) {
 		start, sections := w.b.Len(), len(w.secs)
 		if n.DataAtom == atom.Li {
 			w.b.WriteString("- ")
+			w.afterMarker = true
 		}
 		inPre := pre || n.DataAtom == atom.Pre
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
@@ -621,7 +626,7 @@ func (w *htmlText) walk(n *html.Node, pre bool) {
 			}
 			w.afterTerm = true
 		case block:
-			w.afterTerm, w.inDef = false, false
+			w.afterTerm, w.inDef, w.afterMarker = false, false, false
 			w.b.WriteString("\n\n")
 		case (cell || inCell && blocks[n.DataAtom]) && !w.atLineStart():
 			w.b.WriteByte(' ')

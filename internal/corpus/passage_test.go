@@ -439,3 +439,28 @@ func TestExtractHTMLKeepsATermWithItsDefinition(t *testing.T) {
 		require.NotContains(t, p, "empty After", "a term with an empty definition glues the next paragraph")
 	}
 }
+
+// A list item whose text sits in a paragraph (<li><p>...</p></li>, as Asciidoc and Sphinx write
+// them) reads "- the number of added lines;", its marker on its line, not a lone "-" and a
+// paragraph after it.
+func TestExtractHTMLKeepsAListMarkerWithItsItem(t *testing.T) {
+	page := `<html><head><title>git-diff</title></head><body><h1>Other diff formats</h1>
+<p>That is, from left to right:</p>
+<ol><li><p>the number of added lines;</p></li><li><p>a tab;</p><p>a second paragraph of the item.</p></li>
+<li><pre>code first</pre></li><li>bare item</li></ol><p>After the list.</p></body></html>`
+	e, err := extract([]byte(page), FormatHTML, "git-diff.html")
+	require.NoError(t, err)
+	var paras []string
+	for _, s := range e.sections {
+		for _, p := range strings.Split(stripMarkers(s.text), "\n\n") {
+			if p = strings.TrimSpace(p); p != "" {
+				paras = append(paras, p)
+			}
+		}
+	}
+	for _, want := range []string{"- the number of added lines;", "- a tab;", "a second paragraph of the item.", "- bare item", "After the list."} {
+		require.Contains(t, paras, want)
+	}
+	// an item that opens with a code block keeps the block apart (its marker stands alone)
+	require.Contains(t, paras, "code first")
+}
