@@ -394,14 +394,7 @@ ls -a</pre></td><td><p>two lines</p></td></tr></tbody></table>
 <p>After the table.</p></body></html>`
 	e, err := extract([]byte(page), FormatHTML, "logging.html")
 	require.NoError(t, err)
-	var paras []string
-	for _, s := range e.sections {
-		for _, p := range strings.Split(s.text, "\n\n") {
-			if p = strings.TrimSpace(p); p != "" {
-				paras = append(paras, p)
-			}
-		}
-	}
+	paras := textParagraphs(e)
 	require.Contains(t, paras, "Level When it's used")
 	require.Contains(t, paras, "DEBUG Detailed information, typically of interest only when diagnosing problems.")
 	require.Contains(t, paras, "Display console output print()")
@@ -422,14 +415,7 @@ func TestExtractHTMLKeepsATermWithItsDefinition(t *testing.T) {
 <p>After the list.</p></body></html>`
 	e, err := extract([]byte(page), FormatHTML, "msilib.html")
 	require.NoError(t, err)
-	var paras []string
-	for _, s := range e.sections {
-		for _, p := range strings.Split(stripMarkers(s.text), "\n\n") {
-			if p = strings.TrimSpace(p); p != "" {
-				paras = append(paras, p)
-			}
-		}
-	}
+	paras := textParagraphs(e)
 	require.Contains(t, paras, "Record.GetFieldCount() Return the number of fields of the record, through MsiRecordGetFieldCount().")
 	require.Contains(t, paras, "A second paragraph.")
 	// a definition that opens with code keeps the code a block of its own
@@ -450,17 +436,23 @@ func TestExtractHTMLKeepsAListMarkerWithItsItem(t *testing.T) {
 <li><pre>code first</pre></li><li>bare item</li></ol><p>After the list.</p></body></html>`
 	e, err := extract([]byte(page), FormatHTML, "git-diff.html")
 	require.NoError(t, err)
-	var paras []string
-	for _, s := range e.sections {
-		for _, p := range strings.Split(stripMarkers(s.text), "\n\n") {
-			if p = strings.TrimSpace(p); p != "" {
-				paras = append(paras, p)
-			}
-		}
-	}
+	paras := textParagraphs(e)
 	for _, want := range []string{"- the number of added lines;", "- a tab;", "a second paragraph of the item.", "- bare item", "After the list."} {
 		require.Contains(t, paras, want)
 	}
 	// an item that opens with a code block keeps the block apart (its marker stands alone)
 	require.Contains(t, paras, "code first")
+}
+
+// textParagraphs is an extracted page's text as its paragraphs, anchor marks stripped.
+func textParagraphs(e extracted) []string {
+	var out []string
+	for _, s := range e.sections {
+		for _, p := range strings.Split(stripMarkers(s.text), "\n\n") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
 }
