@@ -93,7 +93,9 @@ func TestWorkflowIDComesFromMeaning(t *testing.T) {
 
 func TestStrategyConfigAndSummary(t *testing.T) {
 	for name, ok := range map[string]bool{"saturation": true, "fixed-2": true, "fixed-20": true, "fixed-0": false, "fixed-x": false, "greedy": false,
-		"saturation:answer": true, "fixed-5:learning": true, "greedy:answer": false, "saturation:bogus": false, "bm25:answer": false, "saturation:": false} {
+		"saturation:answer": true, "fixed-5:learning": true, "greedy:answer": false, "saturation:bogus": false, "bm25:answer": false, "saturation:": false,
+		"saturation:answer:1": true, "saturation:learning:3": true, "saturation:answer:0": false, "saturation:answer:x": false,
+		"saturation:answer:6": false, "fixed-5:answer:1": false, "saturation::1": false} {
 		if _, _, err := evalStrategies(name, config.DefaultProvider, true, config.DefaultFindingsBudget); (err == nil) != ok {
 			t.Errorf("%s: err %v", name, err)
 		}
@@ -101,6 +103,10 @@ func TestStrategyConfigAndSummary(t *testing.T) {
 	if _, cfgs, err := evalStrategies("saturation,saturation:answer", config.DefaultProvider, true, 8000); err != nil ||
 		cfgs["saturation"].Novelty != "" || cfgs["saturation:answer"].Novelty != config.NoveltyAnswer || cfgs["saturation:answer"].Strategy != config.StrategySaturation {
 		t.Fatalf("saturation beside saturation:answer: %+v, %v", cfgs, err)
+	}
+	if _, cfgs, err := evalStrategies("saturation,saturation:answer:1", config.DefaultProvider, true, 8000); err != nil ||
+		cfgs["saturation"].MinRounds != 0 || cfgs["saturation:answer:1"].MinRounds != 1 || cfgs["saturation:answer:1"].Novelty != config.NoveltyAnswer {
+		t.Fatalf("saturation beside saturation:answer:1: %+v, %v", cfgs, err)
 	}
 	runs := []EvalRun{
 		{Strategy: "fixed-2", EvidenceRecall: 1, ReportRecall: 0.5, SearchCalls: 2, Rounds: 2, WallSeconds: 1},
