@@ -336,7 +336,54 @@ func printEval(p evalPlan, runs []EvalRun) error {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%.3f\t%.3f\t%s\t%.3f\t%.1f\t%.1f\t%.1f\n", s.Strategy, s.Questions, s.Failures,
 			s.EvidenceRecall, s.ReportRecall, ratio, s.ComplexReportRecall, s.SearchCalls, s.Rounds, s.WallSeconds)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, line := range gateComparisons(summary) {
+		fmt.Fprintln(stdout, line)
+	}
+	return nil
+}
+
+// gateComparisons says, for each saturation strategy, how its report recall and searches
+// compare with the fixed strategy of the most rounds and its complex questions' recall with the
+// one of the fewest: "saturation vs fixed-5: report recall +0.056 with 71% of its searches;
+// complex questions 1.00x fixed-2". None without a fixed strategy.
+func gateComparisons(summary []EvalSummary) []string {
+	var most, fewest *EvalSummary
+	rounds := func(s EvalSummary) int {
+		n, _ := strconv.Atoi(strings.TrimPrefix(strings.SplitN(s.Strategy, ":", 2)[0], "fixed-"))
+		return n
+	}
+	for i, s := range summary {
+		if !strings.HasPrefix(s.Strategy, "fixed-") || strings.Contains(s.Strategy, ":") || s.Questions == s.Failures {
+			continue
+		}
+		if most == nil || rounds(s) > rounds(*most) {
+			most = &summary[i]
+		}
+		if fewest == nil || rounds(s) < rounds(*fewest) {
+			fewest = &summary[i]
+		}
+	}
+	if most == nil {
+		return nil
+	}
+	var out []string
+	for _, s := range summary {
+		if !strings.HasPrefix(s.Strategy, config.StrategySaturation) || s.Questions == s.Failures {
+			continue
+		}
+		line := fmt.Sprintf("%s vs %s: report recall %+.3f", s.Strategy, most.Strategy, s.ReportRecall-most.ReportRecall)
+		if most.SearchCalls > 0 {
+			line += fmt.Sprintf(" with %.0f%% of its searches", 100*s.SearchCalls/most.SearchCalls)
+		}
+		if s.Complex > 0 && fewest.ComplexReportRecall > 0 {
+			line += fmt.Sprintf("; complex questions %.2fx %s", s.ComplexReportRecall/fewest.ComplexReportRecall, fewest.Strategy)
+		}
+		out = append(out, line)
+	}
+	return out
 }
 
 func evalOne(ctx context.Context, c client.Client, env config.Env, strategy string, p evalPlan, q eval.Question) EvalRun {

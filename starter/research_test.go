@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -120,6 +121,31 @@ func TestStrategyConfigAndSummary(t *testing.T) {
 	}
 	if got[1].SearchCalls != 3 || got[1].Questions != 1 {
 		t.Fatalf("saturation summary %+v", got[1])
+	}
+}
+
+// The text summary compares each saturation gate with the fixed strategies, as the targets are
+// put: recall and searches against the one of most rounds, complex questions against the one
+// of fewest.
+func TestGateComparisons(t *testing.T) {
+	summary := []EvalSummary{
+		{Strategy: "bm25", Questions: 2, ReportRecall: 0.2},
+		{Strategy: "fixed-2", Questions: 2, ReportRecall: 0.3, SearchCalls: 2, Complex: 1, ComplexReportRecall: 0.1},
+		{Strategy: "fixed-5", Questions: 2, ReportRecall: 0.25, SearchCalls: 5, Complex: 1, ComplexReportRecall: 0.2},
+		{Strategy: "saturation", Questions: 2, ReportRecall: 0.3, SearchCalls: 3.5, Complex: 1, ComplexReportRecall: 0.13},
+		{Strategy: "saturation:answer:1", Questions: 2, ReportRecall: 0.22, SearchCalls: 2.5},
+		{Strategy: "saturation:learning", Questions: 2, Failures: 2},
+	}
+	got := gateComparisons(summary)
+	want := []string{
+		"saturation vs fixed-5: report recall +0.050 with 70% of its searches; complex questions 1.30x fixed-2",
+		"saturation:answer:1 vs fixed-5: report recall -0.030 with 50% of its searches",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %q\nwant %q", got, want)
+	}
+	if got := gateComparisons(summary[:1]); got != nil {
+		t.Fatalf("no fixed strategy: %q", got)
 	}
 }
 
