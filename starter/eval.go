@@ -352,8 +352,8 @@ func printEval(p evalPlan, runs []EvalRun) error {
 func gateComparisons(summary []EvalSummary) []string {
 	var most, fewest *EvalSummary
 	rounds := func(s EvalSummary) int {
-		n, _ := strconv.Atoi(strings.TrimPrefix(strings.SplitN(s.Strategy, ":", 2)[0], "fixed-"))
-		return n
+		cfg, _ := strategyConfig(s.Strategy)
+		return cfg.FixedRounds
 	}
 	for i, s := range summary {
 		if !strings.HasPrefix(s.Strategy, "fixed-") || strings.Contains(s.Strategy, ":") || s.Questions == s.Failures {

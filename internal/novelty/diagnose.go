@@ -1,6 +1,10 @@
 package novelty
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/sated-dev/sated/internal/config"
+)
 
 // Query diagnosis thresholds, from the design: a run whose every round is this new never met
 // the gate (the queries may be too broad); rounds 2-5 all this stale ask the same thing again.
@@ -57,7 +61,7 @@ func DiagnoseQueries(rounds []RoundNovelty) []string {
 		case stale && repeats:
 			out = append(out, fmt.Sprintf("rounds %d-%d all had novelty below %.1f: the queries are near-duplicates of each other",
 				early[0].Round, early[len(early)-1].Round, DuplicateNovelty))
-		case stale && early[0].Method == "answer":
+		case stale && early[0].Method == config.NoveltyAnswer:
 			out = append(out, fmt.Sprintf("rounds %d-%d all had novelty below %.1f although their queries differ: the findings would quote little of what they found, the first round's passages already answering what the report can; the corpus may hold little more on this question",
 				early[0].Round, early[len(early)-1].Round, DuplicateNovelty))
 		case stale:

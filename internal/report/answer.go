@@ -942,12 +942,16 @@ func selectPassages(cands []candidate, labels labelling, naspects, budget int) [
 				if c.sec > 0 {
 					innerShown[[2]int{c.src, c.sec}] = true
 				}
-				if follow >= 0 {
-					f := &cands[follow]
+				// take quotes candidate n after c, charged to the budget and c's passage quota
+				take := func(n int) {
+					f := &cands[n]
 					f.picked, f.aspect = true, j
-					picked = append(picked, follow)
+					picked = append(picked, n)
 					spent += quoteCost(*f)
 					quota += quoteCost(*f)
+				}
+				if follow >= 0 {
+					take(follow)
 				}
 				quota += quoteCost(*c)
 				// a quote that stops inside a code block (">>> s = sorted(...)  # secondary
@@ -974,11 +978,7 @@ func selectPassages(cands []candidate, labels labelling, naspects, budget int) [
 					if spent+quoteCost(cands[n]) > budget {
 						break
 					}
-					f := &cands[n]
-					f.picked, f.aspect = true, j
-					picked = append(picked, n)
-					spent += quoteCost(*f)
-					quota += quoteCost(*f)
+					take(n)
 					last = n
 				}
 			}
