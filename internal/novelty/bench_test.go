@@ -145,6 +145,30 @@ func BenchmarkAnswerNovelty50(b *testing.B) {
 	b.ReportMetric(score, "score")
 }
 
+// BenchmarkAnswerNovelty50Cold is a real round of the answer gate: the 50 fresh passages are
+// texts never seen before (split and stemmed now), the 100 known ones were parsed by earlier
+// rounds.
+func BenchmarkAnswerNovelty50Cold(b *testing.B) {
+	in := learningRound(b)
+	var sources []research.Source
+	for _, t := range append(slices.Clone(in.Known), in.Fresh...) {
+		sources = append(sources, research.Source{N: len(sources) + 1, Result: search.Result{Title: "Title", Snippet: t}, Text: t})
+	}
+	known := len(in.Known)
+	report.Answer(report.AnswerInput{Question: in.Question, Aspects: in.Aspects, Sources: sources})
+	score, i := 0.0, 0
+	b.ResetTimer()
+	for b.Loop() {
+		i++
+		for k, f := range in.Fresh {
+			sources[known+k].Text = f + " " + strconv.Itoa(i)
+		}
+		a := report.Answer(report.AnswerInput{Question: in.Question, Aspects: in.Aspects, Sources: sources})
+		score = 10 * report.FreshShare(a, func(n int) bool { return n > known })
+	}
+	b.ReportMetric(score, "score")
+}
+
 func learningRound(b *testing.B) LearningInput {
 	texts := []string{docText(b, "go_mem.html"), docText(b, "go_spec.html"), docText(b, "asm.html"), docText(b, "godebug.md")}
 	var fresh, known []string

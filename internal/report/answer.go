@@ -10,7 +10,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/sated-dev/sated/internal/extract"
 	"github.com/sated-dev/sated/internal/research"
 	"github.com/sated-dev/sated/internal/text"
 )
@@ -172,6 +171,7 @@ type candidate struct {
 	heading string
 	text    string
 	terms   []string
+	set     text.Bag  // termSet(terms): shared with the parsed-sentence cache, read only
 	rel     []float64 // score per aspect
 	picked  bool
 	aspect  int
@@ -179,6 +179,7 @@ type candidate struct {
 	// code block or a table, folded
 	blockLine bool
 	quality   float64
+	pairs     [][2]string // adjacentPairs of text
 	// gist is how much of what the evidence as a whole is about the sentence says, per
 	// character: the weight of its terms in the evidence centroid, over the root of its length
 	gist float64
@@ -211,7 +212,7 @@ func Answer(in AnswerInput) AnswerOutput {
 	}
 	// the evidence may spell as one word what the question spells as two ("auto-incrementing",
 	// "AUTOINCREMENT"): the joined word joins the question's terms
-	spelling := newEvidenceSpelling(cands)
+	spelling := newEvidenceSpelling(cands, append([]string{in.Question}, aspects...))
 	qterms := joinCompounds(in.Question, spelling)
 	aspects = mergeThinAspects(aspects, spelling)
 	aterms := make([][]string, len(aspects))
@@ -242,44 +243,31 @@ var (
 // run-ons and repeats; a sentence's terms count the question's qualified names it writes bare.
 func answerCandidates(question string, sources []research.Source, aliases text.Aliases) []candidate {
 	seen := map[string]bool{}
-	lq := strings.ToLower(question)
+	asked := boilerplateBits(question) // boilerplate the question itself names is no boilerplate
 	var out []candidate
 	for i, s := range sources {
 		body := s.Text
 		if strings.TrimSpace(body) == "" {
 			body = s.Snippet
 		}
-		extracted := s.Indexed()
-		secs := []section{{text: body}}
-		switch {
-		case extracted:
-			secs = extractedSections(body)
-		case looksMarkdown(body):
-			secs[0].text = extract.PlainText(reHeading.ReplaceAllString(body, ""))
-		}
-		k := -1
-		for si, sec := range secs {
-			body := stripFootnotes(sec.text)
-			for _, sent := range text.Sentences(body) {
-				k++
-				sent = strings.TrimSpace(strings.TrimRight(sent, " …"))
-				key := sentenceKey(sent)
-				if len(sent) < minQuoteChars || len(sent) > maxQuoteChars || strings.HasSuffix(sent, "?") ||
-					seen[key] || isBoilerplate(sent, lq) || reNavigation.MatchString(sent) || reTOCEntry.MatchString(sent) {
-					continue
-				}
-				seen[key] = true
-				t := aliases.Terms(sent)
-				if len(t) < 2 {
-					continue
-				}
-				q := sentenceQuality(sent, t)
-				block := captionOnly(extracted, body, sent)
-				if block {
-					q = 0 // quoted only after the caption that introduces it (selectPassages' leadsIn)
-				}
-				out = append(out, candidate{src: i, idx: k, sec: si, heading: sec.heading, text: sent, terms: t, quality: q, blockLine: block})
+		for _, p := range parseSource(body, s.Indexed()) {
+			if seen[p.key] || p.boiler&^asked != 0 {
+				continue
 			}
+			seen[p.key] = true
+			t, set, q := p.terms, p.set, p.quality
+			if len(aliases) > 0 {
+				t = aliases.Terms(p.text)
+				set, q = termSet(t), sentenceQuality(p.text, t)
+			}
+			if len(t) < 2 {
+				continue
+			}
+			if p.block {
+				q = 0 // quoted only after the caption that introduces it (selectPassages' leadsIn)
+			}
+			out = append(out, candidate{src: i, idx: p.idx, sec: p.sec, heading: p.heading, text: p.text, terms: t, set: set,
+				quality: q, blockLine: p.block, pairs: p.pairs})
 		}
 	}
 	return out
@@ -370,23 +358,40 @@ func splitSections(body string) []section {
 
 // evidenceSpelling tells how the evidence spells two adjacent words: per stem, the sources
 // whose quotable sentences hold it as a word, and per pair of stems, the sources that hold them
-// next to each other (stopwords aside).
+// next to each other (stopwords aside). It counts only what joinCompounds may ask of the texts
+// asked (the question and its aspects, alone or merged): the one-word spellings of any two of
+// their words and the pairs of their stems.
 type evidenceSpelling struct {
 	word map[string]int
 	pair map[[2]string]int
 }
 
-func newEvidenceSpelling(cands []candidate) evidenceSpelling {
+func newEvidenceSpelling(cands []candidate, asked []string) evidenceSpelling {
+	var words []string
+	for _, a := range asked {
+		words = append(words, text.Content(a)...)
+	}
+	words = text.Distinct(words)
+	stems := map[string]bool{}
+	joined := map[string]bool{}
+	for _, w := range words {
+		stems[text.Stem(w)] = true
+		for _, v := range words {
+			joined[text.Stem(w+v)] = true
+		}
+	}
 	e := evidenceSpelling{word: map[string]int{}, pair: map[[2]string]int{}}
-	words := map[string]int{}
+	seen := map[string]int{}
 	pairs := map[[2]string]int{}
 	for _, c := range cands {
 		for k, t := range c.terms {
-			if n, ok := words[t]; !ok || n != c.src {
-				words[t] = c.src
-				e.word[t]++
+			if joined[t] {
+				if n, ok := seen[t]; !ok || n != c.src {
+					seen[t] = c.src
+					e.word[t]++
+				}
 			}
-			if k > 0 {
+			if k > 0 && stems[t] && stems[c.terms[k-1]] {
 				p := [2]string{c.terms[k-1], t}
 				if n, ok := pairs[p]; !ok || n != c.src {
 					pairs[p] = c.src
@@ -481,19 +486,25 @@ func hasSmallWord(words []string) bool {
 // "a = "hello, world" done = true" tells a reader nothing.
 const codeQuality = 0.2
 
-// reCodeLine matches a line that is program text or its output whatever words it holds: an
+// codeLineStarts open a line that is program text or its output whatever words it holds: an
 // interpreter prompt or continuation (">>> format(math.pi, '.2f') # give 2 digits after the
 // point"), a query plan's node ("-> Index Scan using tenk1_unique2 on tenk1"), a C comment or
-// include. A shell prompt ("$ git stash pop") is not among them: a command is often the answer.
-var reCodeLine = regexp.MustCompile(`^(?:>>>|\.\.\. |->|/\*|//|#include)|\*/$`)
+// include (a line that closes a C comment is one too). A shell prompt ("$ git stash pop") is not
+// among them: a command is often the answer.
+var codeLineStarts = []string{">>>", "... ", "->", "/*", "//", "#include"}
 
-// looksLikeCode reports a fragment of program text: a line reCodeLine matches, or code
+// isCodeLine reports a line that codeLineStarts open or "*/" closes.
+func isCodeLine(s string) bool {
+	return strings.HasSuffix(s, "*/") || slices.ContainsFunc(codeLineStarts, func(p string) bool { return strings.HasPrefix(s, p) })
+}
+
+// looksLikeCode reports a fragment of program text: a line isCodeLine reports, or code
 // punctuation and hardly any of the small words prose is made of. It is not text.IsCode, which
 // asks whether a line is code at all ("x := 1 declares x" is, by its operator): a finding may be
 // prose that names code, and only a line of program text without prose around it tells a
 // reader nothing.
 func looksLikeCode(s string) bool {
-	if reCodeLine.MatchString(s) {
+	if isCodeLine(s) {
 		return true
 	}
 	if !strings.ContainsAny(s, "={};") && !strings.Contains(s, "()") && !strings.Contains(s, ":=") {
@@ -552,14 +563,15 @@ func missingWeight(idf map[string]float64) float64 {
 }
 
 // matchWeight is the share of want's idf mass that have contains.
-func matchWeight(want []string, have map[string]bool, idf map[string]float64, missing float64) float64 {
+func matchWeight[V comparable](want []string, have map[string]V, idf map[string]float64, missing float64) float64 {
+	var absent V
 	total := weightOf(want, idf, missing)
 	if total == 0 {
 		return 0
 	}
 	got := 0.0
 	for _, t := range want {
-		if have[t] {
+		if have[t] != absent {
 			got += idf[t]
 		}
 	}
@@ -629,14 +641,10 @@ func scoreCandidates(cands []candidate, sources []research.Source, ix sourceInde
 	}
 	for k := range cands {
 		c := &cands[k]
-		have := make(map[string]bool, len(c.terms))
-		for _, t := range c.terms {
-			have[t] = true
-		}
-		q := matchWeight(qterms, have, idf, missing)
+		q := matchWeight(qterms, c.set, idf, missing)
 		c.rel = make([]float64, len(aterms))
 		for j, at := range aterms {
-			s := matchWeight(at, have, idf, missing)
+			s := matchWeight(at, c.set, idf, missing)
 			// earlier sentences of a passage state its point; later ones detail it
 			position := 1 / (1 + 0.03*float64(c.idx))
 			c.rel[j] = c.quality * (weightSentence*s + weightQuestion*q + weightPassage*passage[c.src][j]*position)
@@ -851,16 +859,9 @@ func selectPassages(cands []candidate, labels labelling, naspects, budget int) [
 		}
 	}
 	taken := make([]bool, nsources)
-	// repeats are judged by distinct words: "closing a closed channel" is not nearer "closing
-	// the nil channel" for saying "close" twice; each candidate's set is built once. Prose
-	// repeats must also keep the words' order (repeatInOrder)
-	sets := make([]text.Bag, len(cands))
-	termSet := func(k int) text.Bag {
-		if sets[k] == nil {
-			sets[k] = text.NewBag(text.Distinct(cands[k].terms))
-		}
-		return sets[k]
-	}
+	// repeats are judged by distinct words (the candidates' sets): "closing a closed channel"
+	// is not nearer "closing the nil channel" for saying "close" twice. Prose repeats must also
+	// keep the words' order (repeatInOrder)
 	// the labels' parts shown so far, in the order passages are taken: the findings render them
 	// in another order (by aspect, best source first), so this is the charge's estimate
 	shown := map[string]bool{}
@@ -931,7 +932,7 @@ func selectPassages(cands []candidate, labels labelling, naspects, budget int) [
 					}
 				}
 				if slices.ContainsFunc(picked, func(p int) bool {
-					return text.Cosine(termSet(k), termSet(p)) > repeatAbove &&
+					return text.Cosine(c.set, cands[p].set) > repeatAbove &&
 						(text.InOrder(c.terms, cands[p].terms) >= repeatInOrder || !isProse(c.text) || !isProse(cands[p].text))
 				}) {
 					continue
@@ -1022,7 +1023,7 @@ func gistScores(cands []candidate, ix sourceIndex, qterms []string, prior []floa
 	for k := range cands {
 		c := &cands[k]
 		sum := 0.0
-		for _, t := range text.Distinct(c.terms) {
+		for _, t := range text.Distinct(c.terms) { // not c.set: the sum's order is the terms'
 			sum += centroid[t]
 		}
 		c.gist = c.quality * sum / math.Sqrt(float64(len(c.text))+20)
@@ -1155,7 +1156,7 @@ func weighAdjacency(cands []candidate, sources []research.Source, aspects []stri
 		}
 	}
 	for _, c := range cands {
-		for _, p := range adjacentPairs(c.text) {
+		for _, p := range c.pairs {
 			pairs[c.src][p] = true
 		}
 	}

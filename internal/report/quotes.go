@@ -32,19 +32,34 @@ var boilerplate = []string{
 }
 
 // stripFootnotes removes a source's footnote markers, keeping what stood before them.
-func stripFootnotes(s string) string { return reFootnote.ReplaceAllString(s, "$1") }
+func stripFootnotes(s string) string {
+	if !strings.Contains(s, "[") {
+		return s // no marker: the common case, without the regexp's scan
+	}
+	return reFootnote.ReplaceAllString(s, "$1")
+}
 
 // sentenceKey identifies a sentence regardless of case and punctuation, to quote it once.
 func sentenceKey(s string) string { return strings.Join(text.Words(s), " ") }
 
-func isBoilerplate(s, question string) bool {
+// boilerplateBits is the set of boilerplate phrases s holds, one bit per phrase: a sentence
+// is boilerplate when it holds a phrase the question does not (a question about cookies quotes
+// what a page says of them).
+func boilerplateBits(s string) uint32 {
 	ls := strings.ToLower(s)
-	for _, p := range boilerplate {
-		if strings.Contains(ls, p) && !strings.Contains(question, p) {
-			return true
+	var bits uint32
+	for i, p := range boilerplate {
+		if strings.Contains(ls, p) {
+			bits |= 1 << i
 		}
 	}
-	return false
+	return bits
+}
+
+func init() {
+	if len(boilerplate) > 32 {
+		panic("report: boilerplate outgrew its bit set")
+	}
 }
 
 // markContinuations marks, in a passage's extracted text (paragraphs split by blank lines), a

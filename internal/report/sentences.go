@@ -1,0 +1,96 @@
+package report
+
+import (
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/sated-dev/sated/internal/extract"
+	"github.com/sated-dev/sated/internal/text"
+)
+
+// parsed is a sentence of a source's text as the answer reads it whatever the question: what
+// answerCandidates would quote, before the question's choices (boilerplate the question asks
+// about, repeats of other sources, the question's qualified names written bare).
+type parsed struct {
+	idx, sec int
+	heading  string
+	text     string
+	key      string
+	terms    []string    // text.Terms: the candidate's terms when the question names no alias
+	set      text.Bag    // terms' distinct set (each counted once)
+	quality  float64     // sentenceQuality with terms
+	block    bool        // captionOnly
+	pairs    [][2]string // adjacentPairs
+	boiler   uint32      // the boilerplate phrases it holds, one bit each
+}
+
+// parsedCache remembers each source text's parsed sentences for the process: the answer gate
+// writes the findings again every round from every passage accepted so far, and the synthesis
+// once more, so each passage is split, stemmed and weighed once. A pure function's memo: the
+// findings are the same with or without it.
+var parsedCache = struct {
+	sync.Mutex
+	texts map[parsedKey][]parsed
+}{texts: map[parsedKey][]parsed{}}
+
+type parsedKey struct {
+	text      string
+	extracted bool
+}
+
+// maxParsedTexts bounds the cache; when full it starts over (a run's evidence is far less).
+const maxParsedTexts = 20000
+
+// parseSource is body's quotable sentences (extracted: a corpus passage, cut at its inner
+// headings), cached by text.
+func parseSource(body string, extracted bool) []parsed {
+	key := parsedKey{body, extracted}
+	parsedCache.Lock()
+	got, ok := parsedCache.texts[key]
+	parsedCache.Unlock()
+	if ok {
+		return got
+	}
+	out := splitParsed(body, extracted)
+	parsedCache.Lock()
+	defer parsedCache.Unlock()
+	if len(parsedCache.texts) >= maxParsedTexts {
+		parsedCache.texts = map[parsedKey][]parsed{}
+	}
+	parsedCache.texts[key] = out
+	return out
+}
+
+// splitParsed splits body into sentences, dropping those no question quotes: too short or
+// too long, questions themselves, site navigation, table-of-contents entries.
+func splitParsed(body string, extracted bool) []parsed {
+	secs := []section{{text: body}}
+	switch {
+	case extracted:
+		secs = extractedSections(body)
+	case looksMarkdown(body):
+		secs[0].text = extract.PlainText(reHeading.ReplaceAllString(body, ""))
+	}
+	var out []parsed
+	k := -1
+	for si, sec := range secs {
+		body := stripFootnotes(sec.text)
+		for _, sent := range text.Sentences(body) {
+			k++
+			sent = strings.TrimSpace(strings.TrimRight(sent, " …"))
+			if len(sent) < minQuoteChars || len(sent) > maxQuoteChars || strings.HasSuffix(sent, "?") ||
+				reNavigation.MatchString(sent) || reTOCEntry.MatchString(sent) {
+				continue
+			}
+			terms := slices.Clip(text.Terms(sent))
+			out = append(out, parsed{idx: k, sec: si, heading: sec.heading, text: sent, key: sentenceKey(sent),
+				terms: terms, set: termSet(terms), quality: sentenceQuality(sent, terms), block: captionOnly(extracted, body, sent),
+				pairs: adjacentPairs(sent), boiler: boilerplateBits(sent)})
+		}
+	}
+	return out
+}
+
+// termSet is the distinct set of terms, each counted once: what repeats and matches are judged by.
+func termSet(terms []string) text.Bag { return text.NewBag(text.Distinct(terms)) }

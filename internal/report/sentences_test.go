@@ -1,0 +1,80 @@
+package report
+
+import (
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/sated-dev/sated/internal/research"
+	"github.com/sated-dev/sated/internal/search"
+)
+
+func clearParsedCache() {
+	parsedCache.Lock()
+	parsedCache.texts = map[parsedKey][]parsed{}
+	parsedCache.Unlock()
+}
+
+// The parsed-sentence cache is a memo: the findings written from cached sentences are the
+// findings written from a cold parse, for any question, also when answers run concurrently,
+// and the question's own choices (boilerplate it asks about, its qualified names written bare)
+// are made per question, not frozen by whichever question parsed the text first.
+func TestAnswerIsTheSameFromTheParsedCache(t *testing.T) {
+	sources := []research.Source{
+		{N: 1, Result: search.Result{Title: "Cookies", Provider: "corpus", DocID: "d1"}, Text: "Session cookies expire when the browser closes. A cookie with Max-Age set persists until that many seconds pass.\n\n## Once\n\nThe Once type runs a function exactly once. once.Do(f) calls f only the first time it is called."},
+		{N: 2, Result: search.Result{Title: "sync"}, Text: "Package sync provides basic synchronization primitives such as mutual exclusion locks. Other than the Once and WaitGroup types, most are intended for use by low-level library routines.\n\nAccept all cookies to continue reading this page today."},
+		{N: 3, Result: search.Result{Title: "Copy"}, Text: "Package sync provides basic synchronization primitives such as mutual exclusion locks!"},
+	}
+	questions := []AnswerInput{
+		{Question: "How does sync.Once make a function run only once?", Sources: sources},
+		{Question: "When do cookies expire, and which cookies persist?", Aspects: []string{"When do cookies expire", "which cookies persist"}, Sources: sources},
+		{Question: "What synchronization primitives does package sync provide?", Sources: sources, Budget: 200},
+	}
+	cold := make([]AnswerOutput, len(questions))
+	for i, in := range questions {
+		clearParsedCache()
+		cold[i] = Answer(in)
+	}
+	if !strings.Contains(cold[0].Body, "once.Do(f) calls f only the first time") {
+		t.Errorf("the qualified name's bare spelling went unquoted:\n%s", cold[0].Body)
+	}
+	if !strings.Contains(cold[1].Body, "Session cookies expire when the browser closes.") {
+		t.Errorf("a question about cookies lost its answer as boilerplate:\n%s", cold[1].Body)
+	}
+	for _, a := range []AnswerOutput{cold[0], cold[2]} {
+		if strings.Contains(a.Body, "Accept all cookies") {
+			t.Errorf("boilerplate quoted for a question not about cookies:\n%s", a.Body)
+		}
+	}
+	for i, in := range questions { // warm, in another order than the cold runs
+		if got := Answer(in); !reflect.DeepEqual(got, cold[i]) {
+			t.Errorf("question %d from the cache:\n%s\nwant:\n%s", i, got.Body, cold[i].Body)
+		}
+	}
+	var wg sync.WaitGroup
+	got := make([]AnswerOutput, 4*len(questions))
+	for k := range got {
+		wg.Go(func() { got[k] = Answer(questions[k%len(questions)]) })
+	}
+	wg.Wait()
+	for k, a := range got {
+		if !reflect.DeepEqual(a, cold[k%len(questions)]) {
+			t.Errorf("concurrent answer %d differs:\n%s", k, a.Body)
+		}
+	}
+}
+
+func TestParsedCacheStartsOverWhenFull(t *testing.T) {
+	clearParsedCache()
+	for i := range maxParsedTexts + 1 {
+		parseSource("Sentence "+strconv.Itoa(i)+" is long enough to quote as a finding.", false)
+	}
+	parsedCache.Lock()
+	n := len(parsedCache.texts)
+	parsedCache.Unlock()
+	if n != 1 {
+		t.Errorf("cache holds %d texts after %d, want 1: it starts over when full", n, maxParsedTexts+1)
+	}
+}
