@@ -83,13 +83,58 @@ func splitParsed(body string, extracted bool) []parsed {
 				reNavigation.MatchString(sent) || reTOCEntry.MatchString(sent) {
 				continue
 			}
-			terms := slices.Clip(text.Terms(sent))
-			out = append(out, parsed{idx: k, sec: si, heading: sec.heading, text: sent, key: sentenceKey(sent),
+			// one pass over the words: the key (sentenceKey), the terms (text.Terms) and the
+			// adjacent pairs (adjacentPairs)
+			words := text.Words(sent)
+			var terms []string
+			var pairs [][2]string
+			prev := ""
+			for _, w := range words {
+				if !text.IsContent(w) {
+					prev = ""
+					continue
+				}
+				st := stem(w)
+				terms = append(terms, st)
+				if prev != "" {
+					pairs = append(pairs, [2]string{prev, st})
+				}
+				prev = st
+			}
+			terms = slices.Clip(terms)
+			out = append(out, parsed{idx: k, sec: si, heading: sec.heading, text: sent, key: strings.Join(words, " "),
 				terms: terms, set: termSet(terms), quality: sentenceQuality(sent, terms), block: captionOnly(extracted, body, sent),
-				pairs: adjacentPairs(sent), boiler: boilerplateBits(sent)})
+				pairs: pairs, boiler: boilerplateBits(sent)})
 		}
 	}
 	return out
+}
+
+// stems remembers each word's stem for the process: the words of documentation repeat.
+var stems = struct {
+	sync.Mutex
+	of map[string]string
+}{of: map[string]string{}}
+
+// maxStems bounds the stems remembered; when full they start over.
+const maxStems = 200000
+
+// stem is text.Stem(w), remembered.
+func stem(w string) string {
+	stems.Lock()
+	st, ok := stems.of[w]
+	stems.Unlock()
+	if ok {
+		return st
+	}
+	st = strings.Clone(text.Stem(w)) // neither key nor stem pins the sentence it came from
+	stems.Lock()
+	if len(stems.of) >= maxStems {
+		stems.of = map[string]string{}
+	}
+	stems.of[strings.Clone(w)] = st
+	stems.Unlock()
+	return st
 }
 
 // termSet is the distinct set of terms, each counted once: what repeats and matches are judged by.
