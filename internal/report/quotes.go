@@ -39,9 +39,6 @@ func stripFootnotes(s string) string {
 	return reFootnote.ReplaceAllString(s, "$1")
 }
 
-// sentenceKey identifies a sentence regardless of case and punctuation, to quote it once.
-func sentenceKey(s string) string { return strings.Join(text.Words(s), " ") }
-
 // boilerplateBits is the set of boilerplate phrases s holds, one bit per phrase: a sentence
 // is boilerplate when it holds a phrase the question does not (a question about cookies quotes
 // what a page says of them).

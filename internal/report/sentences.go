@@ -83,7 +83,8 @@ func splitParsed(body string, extracted bool) []parsed {
 				reNavigation.MatchString(sent) || reTOCEntry.MatchString(sent) {
 				continue
 			}
-			// one pass over the words: the key (sentenceKey), the terms (text.Terms) and the
+			// one pass over the words: the key (the sentence regardless of case and punctuation,
+			// to quote it once), the terms (text.Terms) and the
 			// adjacent pairs (adjacentPairs)
 			words := text.Words(sent)
 			var terms []string
