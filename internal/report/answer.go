@@ -372,12 +372,12 @@ func newEvidenceSpelling(cands []candidate, asked []string) evidenceSpelling {
 		words = append(words, text.Content(a)...)
 	}
 	words = text.Distinct(words)
-	stems := map[string]bool{}
-	joined := map[string]bool{}
+	askedStems := map[string]bool{}
+	askedJoined := map[string]bool{}
 	for _, w := range words {
-		stems[text.Stem(w)] = true
+		askedStems[text.Stem(w)] = true
 		for _, v := range words {
-			joined[text.Stem(w+v)] = true
+			askedJoined[text.Stem(w+v)] = true
 		}
 	}
 	e := evidenceSpelling{word: map[string]int{}, pair: map[[2]string]int{}}
@@ -385,13 +385,13 @@ func newEvidenceSpelling(cands []candidate, asked []string) evidenceSpelling {
 	pairs := map[[2]string]int{}
 	for _, c := range cands {
 		for k, t := range c.terms {
-			if joined[t] {
+			if askedJoined[t] {
 				if n, ok := seen[t]; !ok || n != c.src {
 					seen[t] = c.src
 					e.word[t]++
 				}
 			}
-			if k > 0 && stems[t] && stems[c.terms[k-1]] {
+			if k > 0 && askedStems[t] && askedStems[c.terms[k-1]] {
 				p := [2]string{c.terms[k-1], t}
 				if n, ok := pairs[p]; !ok || n != c.src {
 					pairs[p] = c.src
