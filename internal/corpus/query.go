@@ -156,8 +156,8 @@ func termHits(body string, terms []string) []hit {
 		stems[i] = text.Stem(t)
 	}
 	var hits []hit
-	eachWord(body, func(start, end int) {
-		w := text.Stem(strings.ToLower(body[start:end]))
+	scanWords(body, newFirstBytes(stems), func(start, end int) {
+		w := text.StemCached(strings.ToLower(body[start:end]))
 		for ti, t := range stems {
 			if w == t {
 				hits = append(hits, hit{start, ti})
@@ -170,17 +170,61 @@ func termHits(body string, terms []string) []hit {
 
 // eachWord calls fn with the byte span of every run of letters and digits in s: the words the
 // index's tokenizer sees.
-func eachWord(s string, fn func(start, end int)) {
+func eachWord(s string, fn func(start, end int)) { scanWords(s, nil, fn) }
+
+// asciiWord marks the ASCII bytes that are letters or digits.
+var asciiWord = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+	}
+	return t
+}()
+
+// firstBytes marks the first bytes of words: a stem keeps its word's first letter, so a word
+// whose first byte no stem of a query's starts with cannot match it.
+type firstBytes [256]bool
+
+func newFirstBytes(stems []string) *firstBytes {
+	var f firstBytes
+	for _, st := range stems {
+		if st != "" {
+			f[st[0]] = true
+		}
+	}
+	return &f
+}
+
+// may reports whether the word starting with byte c may stem to a marked stem: its ASCII
+// letter in lower case is marked, or it starts with a multi-byte letter (whose lower case may
+// start with another byte).
+func (f *firstBytes) may(c byte) bool { return c >= utf8.RuneSelf || f[lower(c)] }
+
+// scanWords is eachWord calling fn only for the words first may (every word when first is nil).
+func scanWords(s string, first *firstBytes, fn func(start, end int)) {
 	start := -1
-	for i, r := range s + " " {
-		word := unicode.IsLetter(r) || unicode.IsNumber(r)
+	for i := 0; i < len(s); {
+		c, size := s[i], 1
+		var word bool
+		if c < utf8.RuneSelf {
+			word = asciiWord[c]
+		} else {
+			var r rune
+			r, size = utf8.DecodeRuneInString(s[i:])
+			word = unicode.IsLetter(r) || unicode.IsNumber(r)
+		}
 		switch {
 		case word && start < 0:
 			start = i
 		case !word && start >= 0:
-			fn(start, i)
+			if first == nil || first.may(s[start]) {
+				fn(start, i)
+			}
 			start = -1
 		}
+		i += size
+	}
+	if start >= 0 && (first == nil || first.may(s[start])) {
+		fn(start, len(s))
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/sated-dev/sated/internal/text"
 )
@@ -147,18 +148,18 @@ func commonScore(c *candidate, common []string, idfs []float64, avgLen float64) 
 	for i, t := range common {
 		stems[i] = text.Stem(t)
 	}
+	first := newFirstBytes(stems)
 	length := 0
 	for _, col := range cols {
 		length += len(col.text)
-		body := strings.ToLower(col.text)
-		eachWord(body, func(start, end int) {
-			w, stemmed := body[start:end], ""
+		scanWords(col.text, first, func(start, end int) {
+			w, stemmed := col.text[start:end], ""
 			for ti, t := range stems {
-				if w[0] != t[0] { // a stem keeps its word's first letter
+				if lower(w[0]) != t[0] && w[0] < utf8.RuneSelf { // a stem keeps its word's first letter
 					continue
 				}
 				if stemmed == "" {
-					stemmed = text.Stem(w)
+					stemmed = text.StemCached(strings.ToLower(w))
 				}
 				if stemmed == t {
 					freq[ti] += col.weight
@@ -199,4 +200,12 @@ func (x *Index) topPassages(ctx context.Context, terms []string, limit int) ([]c
 		out = append(out, c)
 	}
 	return out, rows.Err()
+}
+
+// lower is an ASCII byte in lower case (any other byte as it is).
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }

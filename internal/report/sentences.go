@@ -95,7 +95,7 @@ func splitParsed(body string, extracted bool) []parsed {
 					prev = ""
 					continue
 				}
-				st := stem(w)
+				st := text.StemCached(w)
 				terms = append(terms, st)
 				if prev != "" {
 					pairs = append(pairs, [2]string{prev, st})
@@ -109,33 +109,6 @@ func splitParsed(body string, extracted bool) []parsed {
 		}
 	}
 	return out
-}
-
-// stems remembers each word's stem for the process: the words of documentation repeat.
-var stems = struct {
-	sync.Mutex
-	of map[string]string
-}{of: map[string]string{}}
-
-// maxStems bounds the stems remembered; when full they start over.
-const maxStems = 200000
-
-// stem is text.Stem(w), remembered.
-func stem(w string) string {
-	stems.Lock()
-	st, ok := stems.of[w]
-	stems.Unlock()
-	if ok {
-		return st
-	}
-	st = strings.Clone(text.Stem(w)) // neither key nor stem pins the sentence it came from
-	stems.Lock()
-	if len(stems.of) >= maxStems {
-		stems.of = map[string]string{}
-	}
-	stems.of[strings.Clone(w)] = st
-	stems.Unlock()
-	return st
 }
 
 // termSet is the distinct set of terms, each counted once: what repeats and matches are judged by.

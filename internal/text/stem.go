@@ -1,6 +1,9 @@
 package text
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // Stem returns the Porter stem of a lower-case word, step for step as SQLite FTS5's porter
 // tokenizer computes it (ext/fts5/fts5_tokenize.c), so a stem made here equals the term FTS5
@@ -211,4 +214,33 @@ func applyRules(b []byte, rs map[byte][]rule, cond func([]byte) bool) []byte {
 		return b
 	}
 	return b
+}
+
+// stemMemo remembers stems for StemCached.
+var stemMemo = struct {
+	sync.Mutex
+	of map[string]string
+}{of: map[string]string{}}
+
+// maxStemMemo bounds the stems remembered; when full they start over (a corpus's vocabulary
+// is far less).
+const maxStemMemo = 200000
+
+// StemCached is Stem(w), remembered for the process: ranking, quoting and answering stem the
+// same words of a corpus again and again, and a known word then costs a map lookup.
+func StemCached(w string) string {
+	stemMemo.Lock()
+	st, ok := stemMemo.of[w]
+	stemMemo.Unlock()
+	if ok {
+		return st
+	}
+	st = strings.Clone(Stem(w)) // neither key nor stem pins the text the word came from
+	stemMemo.Lock()
+	if len(stemMemo.of) >= maxStemMemo {
+		stemMemo.of = map[string]string{}
+	}
+	stemMemo.of[strings.Clone(w)] = st
+	stemMemo.Unlock()
+	return st
 }

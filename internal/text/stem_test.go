@@ -120,3 +120,11 @@ careful carefully carelessness hopelessness meaningful meaningless argument argu
 argued possibility possibly possible responsibility responsible irresponsibly encryption
 decrypted encrypting authentication authenticate authenticated authorization authorizing
 yyy yes yesterday youth by my cry`
+
+func TestStemCachedIsStem(t *testing.T) {
+	for _, w := range []string{"running", "caresses", "sync.mutexes", "read-only", "go1.21", "ab", "running"} {
+		if got, want := StemCached(w), Stem(w); got != want {
+			t.Errorf("StemCached(%q) = %q, want %q", w, got, want)
+		}
+	}
+}
