@@ -392,9 +392,7 @@ func TestExtractHTMLKeepsATableRowTogether(t *testing.T) {
 <tr><td><p>Show a listing:</p><pre>ls -l
 ls -a</pre></td><td><p>two lines</p></td></tr></tbody></table>
 <p>After the table.</p></body></html>`
-	e, err := extract([]byte(page), FormatHTML, "logging.html")
-	require.NoError(t, err)
-	paras := textParagraphs(e)
+	paras := htmlParagraphs(t, page, "logging.html")
 	require.Contains(t, paras, "Level When it's used")
 	require.Contains(t, paras, "DEBUG Detailed information, typically of interest only when diagnosing problems.")
 	require.Contains(t, paras, "Display console output print()")
@@ -413,9 +411,7 @@ func TestExtractHTMLKeepsATermWithItsDefinition(t *testing.T) {
 <dl><dt>-d, --debug</dt><dt>--verbose</dt><dd><pre>code first</pre><p>Turn on parser debugging output.</p></dd>
 <dt>empty</dt><dd></dd></dl>
 <p>After the list.</p></body></html>`
-	e, err := extract([]byte(page), FormatHTML, "msilib.html")
-	require.NoError(t, err)
-	paras := textParagraphs(e)
+	paras := htmlParagraphs(t, page, "msilib.html")
 	require.Contains(t, paras, "Record.GetFieldCount() Return the number of fields of the record, through MsiRecordGetFieldCount().")
 	require.Contains(t, paras, "A second paragraph.")
 	// a definition that opens with code keeps the code a block of its own
@@ -434,9 +430,7 @@ func TestExtractHTMLKeepsAListMarkerWithItsItem(t *testing.T) {
 <p>That is, from left to right:</p>
 <ol><li><p>the number of added lines;</p></li><li><p>a tab;</p><p>a second paragraph of the item.</p></li>
 <li><pre>code first</pre></li><li>bare item</li></ol><p>After the list.</p></body></html>`
-	e, err := extract([]byte(page), FormatHTML, "git-diff.html")
-	require.NoError(t, err)
-	paras := textParagraphs(e)
+	paras := htmlParagraphs(t, page, "git-diff.html")
 	for _, want := range []string{"- the number of added lines;", "- a tab;", "a second paragraph of the item.", "- bare item", "After the list."} {
 		require.Contains(t, paras, want)
 	}
@@ -444,8 +438,12 @@ func TestExtractHTMLKeepsAListMarkerWithItsItem(t *testing.T) {
 	require.Contains(t, paras, "code first")
 }
 
-// textParagraphs is an extracted page's text as its paragraphs, anchor marks stripped.
-func textParagraphs(e extracted) []string {
+// htmlParagraphs extracts an HTML page and returns its text as paragraphs, anchor marks
+// stripped.
+func htmlParagraphs(t *testing.T, page, name string) []string {
+	t.Helper()
+	e, err := extract([]byte(page), FormatHTML, name)
+	require.NoError(t, err)
 	var out []string
 	for _, s := range e.sections {
 		for _, p := range strings.Split(stripMarkers(s.text), "\n\n") {

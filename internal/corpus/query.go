@@ -156,16 +156,21 @@ func termHits(body string, terms []string) []hit {
 		stems[i] = text.Stem(t)
 	}
 	var hits []hit
-	scanWords(body, newFirstBytes(stems), func(start, end int) {
-		w := text.StemCached(strings.ToLower(body[start:end]))
+	eachStemmed(body, newFirstBytes(stems), func(at int, stem string) {
 		for ti, t := range stems {
-			if w == t {
-				hits = append(hits, hit{start, ti})
+			if stem == t {
+				hits = append(hits, hit{at, ti})
 				break
 			}
 		}
 	})
 	return hits
+}
+
+// eachStemmed calls fn with the offset and stem of every word of s that may stem to a stem
+// first marks: the words ranking and snippets compare with a query's stems.
+func eachStemmed(s string, first *firstBytes, fn func(at int, stem string)) {
+	scanWords(s, first, func(start, end int) { fn(start, text.StemCached(strings.ToLower(s[start:end]))) })
 }
 
 // eachWord calls fn with the byte span of every run of letters and digits in s: the words the
@@ -198,6 +203,14 @@ func newFirstBytes(stems []string) *firstBytes {
 // letter in lower case is marked, or it starts with a multi-byte letter (whose lower case may
 // start with another byte).
 func (f *firstBytes) may(c byte) bool { return c >= utf8.RuneSelf || f[lower(c)] }
+
+// lower is an ASCII byte in lower case (any other byte as it is).
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
 
 // scanWords is eachWord calling fn only for the words first may (every word when first is nil).
 func scanWords(s string, first *firstBytes, fn func(start, end int)) {

@@ -4,9 +4,7 @@ import (
 	"context"
 	"math"
 	"slices"
-	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/sated-dev/sated/internal/text"
 )
@@ -152,16 +150,9 @@ func commonScore(c *candidate, common []string, idfs []float64, avgLen float64) 
 	length := 0
 	for _, col := range cols {
 		length += len(col.text)
-		scanWords(col.text, first, func(start, end int) {
-			w, stemmed := col.text[start:end], ""
+		eachStemmed(col.text, first, func(_ int, stem string) {
 			for ti, t := range stems {
-				if lower(w[0]) != t[0] && w[0] < utf8.RuneSelf { // a stem keeps its word's first letter
-					continue
-				}
-				if stemmed == "" {
-					stemmed = text.StemCached(strings.ToLower(w))
-				}
-				if stemmed == t {
+				if stem == t {
 					freq[ti] += col.weight
 				}
 			}
@@ -200,12 +191,4 @@ func (x *Index) topPassages(ctx context.Context, terms []string, limit int) ([]c
 		out = append(out, c)
 	}
 	return out, rows.Err()
-}
-
-// lower is an ASCII byte in lower case (any other byte as it is).
-func lower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
 }

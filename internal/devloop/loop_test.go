@@ -141,6 +141,8 @@ func TestLoop(t *testing.T) {
 		}()
 		for _, q := range qs {
 			asp, fresh, hits, prev := searchRounds(ctx, t, x, q.Question, max(rounds, strategyRounds), limit)
+			// evidenceAt is the evidence after the first k rounds, as the worker hands it to the
+			// answer, with each source's fused search rank; expand adds EXPAND/NEIGH's passages
 			evidenceAt := func(k int, expand bool) ([]research.Source, []float64) {
 				rs := flatten(fresh[:min(k, len(fresh))])
 				fused := report.FusedRanks(hits[:min(k, len(hits))], report.RoundWeights(len(hits)))

@@ -1202,20 +1202,27 @@ func pairShare(asked [][2]string, have map[[2]string]bool, idf map[string]float6
 // adjacentPairs is the stemmed pairs of content words next to each other in s, with no other
 // word between them.
 func adjacentPairs(s string) [][2]string {
-	var out [][2]string
+	_, pairs := termsAndPairs(text.Words(s))
+	return pairs
+}
+
+// termsAndPairs is, of lower-cased words, the terms (text.Terms: content words, stemmed) and
+// the adjacent pairs among them (adjacentPairs), in one pass.
+func termsAndPairs(words []string) (terms []string, pairs [][2]string) {
 	prev := ""
-	for _, w := range text.Words(s) {
+	for _, w := range words {
 		if !text.IsContent(w) {
 			prev = ""
 			continue
 		}
-		st := text.Stem(w)
+		st := text.StemCached(w)
+		terms = append(terms, st)
 		if prev != "" {
-			out = append(out, [2]string{prev, st})
+			pairs = append(pairs, [2]string{prev, st})
 		}
 		prev = st
 	}
-	return out
+	return terms, pairs
 }
 
 // writeLabel writes a label line: a line of its own, not a finding's bullet; the blank line

@@ -87,24 +87,9 @@ func splitParsed(body string, extracted bool) []parsed {
 				continue
 			}
 			// one pass over the words: the key (the sentence regardless of case and punctuation,
-			// to quote it once), the terms (text.Terms) and the
-			// adjacent pairs (adjacentPairs)
+			// to quote it once), the terms and their adjacent pairs
 			words := text.Words(sent)
-			var terms []string
-			var pairs [][2]string
-			prev := ""
-			for _, w := range words {
-				if !text.IsContent(w) {
-					prev = ""
-					continue
-				}
-				st := text.StemCached(w)
-				terms = append(terms, st)
-				if prev != "" {
-					pairs = append(pairs, [2]string{prev, st})
-				}
-				prev = st
-			}
+			terms, pairs := termsAndPairs(words)
 			terms = slices.Clip(terms)
 			out = append(out, parsed{idx: k, sec: si, heading: sec.heading, text: sent, key: strings.Join(words, " "),
 				terms: terms, set: termSet(terms), quality: sentenceQuality(sent, terms), block: captionOnly(extracted, body, sent),
