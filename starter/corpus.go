@@ -15,6 +15,7 @@ import (
 	"github.com/sated-dev/sated/internal/corpus"
 	"github.com/sated-dev/sated/internal/fetch"
 	"github.com/sated-dev/sated/internal/meili"
+	"github.com/sated-dev/sated/internal/search"
 )
 
 func init() {
@@ -121,6 +122,9 @@ func corpusSearch(ctx context.Context, env config.Env, query string) error {
 	}
 	defer idx.Close()
 	rs, err := idx.Search(ctx, query, 10)
+	if errors.Is(err, search.ErrBadInput) {
+		return usagef(`nothing to search for in %q: give words the documents may hold (corpus search "garbage collector")`, query)
+	}
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -154,6 +155,28 @@ func TestCorpusIndexRefusesAMissingPath(t *testing.T) {
 	code, out := runCLI(t, "corpus", "index", "/no/such/dir")
 	if code != 2 || !strings.Contains(out, "cannot index /no/such/dir: no such file or directory") {
 		t.Fatalf("code %d, output %q", code, out)
+	}
+}
+
+// A search with no word to match is bad input like any other: one line, exit 2, the corpus
+// untouched; a query with words still searches.
+func TestCorpusSearchRefusesAQueryWithoutWords(t *testing.T) {
+	t.Setenv("SATED_DATA_DIR", t.TempDir())
+	doc := filepath.Join(t.TempDir(), "gc.md")
+	if err := os.WriteFile(doc, []byte("# Garbage collector\n\nThe garbage collector runs concurrently with the program.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := runCLI(t, "corpus", "index", "--quiet", doc); code != 0 {
+		t.Fatalf("index: code %d, output %q", code, out)
+	}
+	for _, q := range []string{"", "  !!  "} {
+		code, out := runCLI(t, "corpus", "search", q)
+		if code != 2 || !strings.Contains(out, "nothing to search for in") || strings.Count(strings.TrimSpace(out), "\n") > 1 {
+			t.Errorf("search %q: code %d, output %q; want 2 and a short usage error", q, code, out)
+		}
+	}
+	if code, out := runCLI(t, "corpus", "search", "garbage collector"); code != 0 || !strings.Contains(out, "Garbage collector") {
+		t.Errorf("search with words: code %d, output %q", code, out)
 	}
 }
 
