@@ -97,6 +97,9 @@ func BenchmarkCorpusSearch(b *testing.B) {
 			b.ReportMetric(float64(lat[min(len(lat)-1, len(lat)*95/100)].Nanoseconds()), "p95-ns")
 			b.ReportMetric(float64(n), "docs")
 			b.ReportMetric(float64(np), "passages")
+			if mode == "search" {
+				b.ReportMetric(exactShare(b, x), "exact-top10")
+			}
 		})
 	}
 }
@@ -180,4 +183,35 @@ func BenchmarkVocabulary(b *testing.B) {
 			}
 		}
 	})
+}
+
+// exactShare is the share of the exact bm25 top 10 (a plain OR of the words ranked in FTS5)
+// that the pruned ranking keeps in its own top 10, over the benchmark queries.
+func exactShare(b *testing.B, x *Index) float64 {
+	ctx := context.Background()
+	kept, total := 0, 0
+	for _, q := range benchQueries {
+		terms, err := queryTerms(q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		exact, err := x.topPassages(ctx, terms, 10)
+		if err != nil {
+			b.Fatal(err)
+		}
+		pruned, err := x.rankedPassages(ctx, terms, 10)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ids := map[string]bool{}
+		for _, p := range pruned {
+			ids[p.ID] = true
+		}
+		for _, p := range exact {
+			if total++; ids[p.ID] {
+				kept++
+			}
+		}
+	}
+	return float64(kept) / float64(total)
 }

@@ -190,7 +190,8 @@ func TestLoop(t *testing.T) {
 				// far, that quote the round's own new passages: what it taught the report
 				scores = scores[:0]
 				for k := 2; k <= min(len(fresh), strategyRounds); k++ {
-					srcs, pr := evidenceAt(k, true)
+					// GATEX=0: the gate reads the searches' passages only, not EXPAND's
+					srcs, pr := evidenceAt(k, os.Getenv("GATEX") != "0")
 					a := report.Answer(report.AnswerInput{Question: q.Question, Aspects: aspOr(asp), Sources: srcs, Budget: budget, Prior: pr, Terms: answerTerms(prev), Topical: topical})
 					nPrev := len(flatten(fresh[:k-1]))
 					share := report.FreshShare(a, func(n int) bool { return n > nPrev })
@@ -245,7 +246,8 @@ func TestLoop(t *testing.T) {
 			fresh = fresh[:min(rounds, len(fresh))]
 			hits = hits[:min(rounds, len(hits))]
 			prev = prev[:min(rounds, len(prev))]
-			sources, prior := evidenceAt(rounds, false)
+			// FINALX: the answer after all rounds (SHOW, MISS) reads EXPAND's passages too
+			sources, prior := evidenceAt(rounds, os.Getenv("FINALX") != "")
 			ans := report.Answer(report.AnswerInput{Question: q.Question, Aspects: aspOr(asp), Sources: sources, Budget: budget, Prior: prior, Terms: answerTerms(prev), Topical: topical})
 			// baseline: one BM25 query of the raw question, top passages to the budget
 			bres, _ := x.Search(ctx, q.Question, 40)
