@@ -167,6 +167,31 @@ func TestReindexIsIdempotentAndReplacesChanges(t *testing.T) {
 	require.Equal(t, "Now about quasars instead.", d.Body)
 }
 
+// TestIndexRunLeavesOneSegment: every index run that changes the corpus merges the
+// full-text index into one segment (a search reads each word's postings once, not once per
+// batch the runs committed), and the merged index still finds the new and not the old text.
+func TestIndexRunLeavesOneSegment(t *testing.T) {
+	ctx := context.Background()
+	x := openTemp(t)
+	segments := func() int {
+		var n int
+		require.NoError(t, x.db.QueryRowContext(ctx, `SELECT count(DISTINCT segid) FROM passages_fts_idx`).Scan(&n))
+		return n
+	}
+	for i, files := range []map[string]string{sampleFiles, {"plain.txt": "Now about quasars instead.\n"}, {"more.txt": "Pulsars spin fast.\n"}} {
+		dir := t.TempDir()
+		writeFiles(t, dir, files)
+		_, err := x.IndexPaths(ctx, []string{dir}, IndexOptions{})
+		require.NoError(t, err)
+		require.Equal(t, 1, segments(), "after index run %d", i+1)
+	}
+	for q, want := range map[string]int{"quasars": 1, "pulsars": 1, "escape analysis": 1} {
+		res, err := x.Search(ctx, q, 5)
+		require.NoError(t, err)
+		require.Len(t, res, want, q)
+	}
+}
+
 func TestAddAndDocument(t *testing.T) {
 	ctx := context.Background()
 	x := openTemp(t)

@@ -70,7 +70,22 @@ func (x *Index) IndexPaths(ctx context.Context, inputs []string, opts IndexOptio
 	if err := ix.commit(); err != nil {
 		return ix.stats, fmt.Errorf("corpus %s: %w", x.path, err)
 	}
+	if ix.stats.Added+ix.stats.Updated > 0 {
+		if err := x.optimize(ctx); err != nil {
+			return ix.stats, fmt.Errorf("corpus %s: %w", x.path, err)
+		}
+	}
 	return ix.stats, nil
+}
+
+// optimize merges the full-text index's segments into one. Every batch an index run commits
+// adds segments, and a search reads each word's postings from every segment: merged, the
+// corpus benchmark's search p50 fell from 5.1-5.3 ms to 4.6-4.8 ms (same fresh index, back to
+// back). It rewrites the whole index (about a second for 43,000 passages), so it runs once per
+// index run that changed anything; the text, rowids and generation stay as they are.
+func (x *Index) optimize(ctx context.Context) error {
+	_, err := x.db.ExecContext(ctx, `INSERT INTO passages_fts(passages_fts) VALUES('optimize')`)
+	return err
 }
 
 // indexer carries one IndexPaths run: its batch transaction and its counts.
