@@ -1352,9 +1352,12 @@ func headingScores(sources []research.Source, titles [][]string, aterms [][]stri
 	return out
 }
 
-// reReleaseNotes matches the title of a release-notes page: "E.10. Release 15.11", "What's New
-// In Python 3.11", "Release Notes", "Changelog", "Changes in version 2.4".
-var reReleaseNotes = regexp.MustCompile(`(?i)^(?:[A-Z]\.\d+\.\s+)?release\s+v?\d|\bwhat.s\s+new\b|\brelease\s+notes\b|\bchange\s?log\b|\bchanges\s+in\s+(?:version\s+)?v?\d`)
+// reReleaseNotes matches the title of a release-notes page: "E.10. Release 15.11", "SQLite
+// Release 3.40.1 On 2022-12-28", "What's New In Python 3.11", "Release Notes", "Changelog",
+// "Changes in version 2.4", "SQLite Changes From Version 3.4.2 To 3.5.0", a release history
+// ("Release History Of SQLite", "History Of SQLite Releases") and a news page ("SQLite Older
+// News").
+var reReleaseNotes = regexp.MustCompile(`(?i)^(?:[A-Z]\.\d+\.\s+)?release\s+v?\d|\brelease\s+v?\d+\.\d+|\bwhat.s\s+new\b|\brelease\s+notes\b|\bchange\s?log\b|\bchanges\s+(?:in|from)\s+(?:version\s+)?v?\d|\brelease\s+history\b|\bhistory\s+of\s+.*\breleases\b|\bnews\b`)
 
 // IsReleaseNotes tells a release-notes page by its title.
 func IsReleaseNotes(title string) bool { return reReleaseNotes.MatchString(title) }
