@@ -21,6 +21,9 @@ TEMPORAL_UI_PORT=${TEMPORAL_UI_PORT:-8233}
 OLLAMA_PORT=${OLLAMA_PORT:-11434}
 SHARED_MODELS=${SATED_SHARED_MODELS:-$ROOT/../shared/models}
 WAIT_SECONDS=${SERVICES_WAIT_SECONDS:-90}
+# the dev server's cap on moving new tasks to workers, as scripts/temporal-dynamicconfig.yaml
+# sets it for docker compose (the default 20 a second makes every hand-off of a run wait 50 ms)
+TRANSFER_POLL_RPS=history.transferProcessorMaxPollRPS=1000
 
 die() {
   echo "services: $*" >&2
@@ -96,6 +99,7 @@ start_temporal() {
     --port "$TEMPORAL_PORT" --ui-port "$TEMPORAL_UI_PORT" \
     --db-filename "$STATE/temporal.db" --log-level warn \
     --search-attribute SatedStrategy=Keyword --search-attribute SatedState=Keyword \
+    --dynamic-config-value "$TRANSFER_POLL_RPS" \
     >"$STATE/temporal.log" 2>&1 </dev/null &
   echo $! >"$STATE/temporal.pid"
   # the UI port in use, for the links the starter prints when this server is reused later

@@ -308,3 +308,39 @@ func TestWorkerDockerfileBuildsFromExistingSources(t *testing.T) {
 	require.Regexp(t, `(?m)^ENTRYPOINT \["worker"\]`, text)
 	require.Equal(t, []string{"starter"}, c.Services["starter"].Entrypoint)
 }
+
+// transferPollKey is the Temporal setting that caps how often new tasks move to workers.
+const transferPollKey = "history.transferProcessorMaxPollRPS"
+
+// TestTemporalHandsOnTasksWithoutThePollCap: both Temporal servers sated starts, docker
+// compose's and the dev server of scripts/services.sh, lift the 20-a-second cap on moving new
+// tasks to workers (every hand-off of a run otherwise waits for a 50 ms tick once the burst is
+// spent), to the same value.
+func TestTemporalHandsOnTasksWithoutThePollCap(t *testing.T) {
+	c := loadCompose(t)
+	temporal := c.Services["temporal"]
+	path := env(t, temporal, "temporal", "DYNAMIC_CONFIG_FILE_PATH")
+	target := "/etc/temporal/" + path // the auto-setup image resolves it from /etc/temporal
+	var source string
+	for _, v := range temporal.Volumes {
+		parts := strings.Split(v, ":")
+		if len(parts) >= 2 && parts[1] == target {
+			source = parts[0]
+		}
+	}
+	require.NotEmptyf(t, source, "the temporal service must mount its dynamic config at %s", target)
+	b, err := os.ReadFile(filepath.Join(root, source))
+	require.NoError(t, err)
+	var dc map[string][]struct {
+		Value int `yaml:"value"`
+	}
+	require.NoError(t, yaml.Unmarshal(b, &dc), source)
+	require.Lenf(t, dc[transferPollKey], 1, "%s must set %s once", source, transferPollKey)
+	rps := dc[transferPollKey][0].Value
+	require.GreaterOrEqual(t, rps, 1000, "%s in %s", transferPollKey, source)
+
+	script, err := os.ReadFile(filepath.Join(root, "scripts", "services.sh"))
+	require.NoError(t, err)
+	require.Contains(t, string(script), fmt.Sprintf("%s=%d", transferPollKey, rps), "services.sh must start the dev server with the compose value")
+	require.Contains(t, string(script), `--dynamic-config-value "$TRANSFER_POLL_RPS"`, "services.sh must pass it to start-dev")
+}
