@@ -83,6 +83,7 @@ type Index struct {
 
 	vocabOnce sync.Once // the vocabulary table is created on first use
 	vocabErr  error
+	vocab     vocabMemo // term counts read this generation (termCounts)
 }
 
 var (

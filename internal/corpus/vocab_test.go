@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -42,4 +43,48 @@ func TestDocFreqAndHeadingFreq(t *testing.T) {
 	require.Positive(t, hf[text.Stem("backup")], "the page title names backup")
 	require.Positive(t, hf[text.Stem("restoring")], "a heading names restoring")
 	require.Less(t, hf[text.Stem("backup")], df[text.Stem("backup")]+1)
+}
+
+// Counts are remembered for the corpus's generation only: a stem counted 0 counts again once
+// a page that names it is indexed, in a heading or the text, and what a handle remembers
+// equals what a fresh handle on the same file reads.
+func TestVocabularyCountsFollowTheCorpusGeneration(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"vacuum.html": `<html><head><title>Routine Vacuuming</title></head><body>
+<h1>Routine Vacuuming</h1><p>Vacuum reclaims space.</p></body></html>`})
+	path := filepath.Join(t.TempDir(), "corpus.db")
+	x, err := Open(path)
+	require.NoError(t, err)
+	defer x.Close()
+	_, err = x.IndexPaths(ctx, []string{dir}, IndexOptions{})
+	require.NoError(t, err)
+	quasar, vacuum := text.Stem("quasars"), text.Stem("vacuum")
+	stems := []string{quasar, vacuum, quasar, ""}
+	hf, err := x.HeadingFreq(ctx, stems)
+	require.NoError(t, err)
+	require.Equal(t, map[string]int{quasar: 0, vacuum: 1}, hf)
+	df, _, err := x.DocFreq(ctx, stems)
+	require.NoError(t, err)
+	require.Zero(t, df[quasar])
+
+	writeFiles(t, dir, map[string]string{"quasar.html": `<html><head><title>Quasars</title></head><body>
+<h1>Quasars</h1><p>Quasars are bright; so are more quasars.</p></body></html>`})
+	_, err = x.IndexPaths(ctx, []string{dir}, IndexOptions{})
+	require.NoError(t, err)
+	hf, err = x.HeadingFreq(ctx, stems)
+	require.NoError(t, err)
+	require.Positive(t, hf[quasar], "the new page's title names quasars: the 0 counted before must not be remembered")
+	df, _, err = x.DocFreq(ctx, stems)
+	require.NoError(t, err)
+	require.Positive(t, df[quasar])
+
+	fresh, err := Open(path)
+	require.NoError(t, err)
+	defer fresh.Close()
+	want, err := fresh.HeadingFreq(ctx, stems)
+	require.NoError(t, err)
+	again, err := x.HeadingFreq(ctx, stems) // all remembered now
+	require.NoError(t, err)
+	require.Equal(t, want, again)
 }
