@@ -112,7 +112,8 @@ func (m *vocabMemo) forget() {
 	m.version, m.counts, m.size = "", nil, 0
 }
 
-// remember stores counts of kind read from generation v; a newer generation replaces the memo.
+// remember stores counts of kind read from generation v; counts of another generation than the
+// memo holds replace it.
 func (m *vocabMemo) remember(v, kind string, counts map[string]int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
