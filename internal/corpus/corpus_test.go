@@ -178,8 +178,9 @@ func TestIndexRunLeavesOneSegment(t *testing.T) {
 		require.NoError(t, x.db.QueryRowContext(ctx, `SELECT count(DISTINCT segid) FROM passages_fts_idx`).Scan(&n))
 		return n
 	}
+	var dir string
 	for i, files := range []map[string]string{sampleFiles, {"plain.txt": "Now about quasars instead.\n"}, {"more.txt": "Pulsars spin fast.\n"}} {
-		dir := t.TempDir()
+		dir = t.TempDir()
 		writeFiles(t, dir, files)
 		_, err := x.IndexPaths(ctx, []string{dir}, IndexOptions{})
 		require.NoError(t, err)
@@ -190,6 +191,16 @@ func TestIndexRunLeavesOneSegment(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, res, want, q)
 	}
+	// pages added one by one (or a corpus indexed before merging was done) leave several
+	// segments; the next index run merges them even when it changes nothing
+	for _, id := range []string{"a", "b", "c"} {
+		require.NoError(t, x.Add(ctx, Document{ID: id, URL: "https://example.com/" + id, Title: "Note " + id, Body: "Magnetars " + id + " flare."}))
+	}
+	require.Greater(t, segments(), 1)
+	st, err := x.IndexPaths(ctx, []string{dir}, IndexOptions{}) // the last run's files again
+	require.NoError(t, err)
+	require.Zero(t, st.Added+st.Updated, "the run changes nothing")
+	require.Equal(t, 1, segments(), "an unchanged run still merges")
 }
 
 func TestAddAndDocument(t *testing.T) {
