@@ -69,9 +69,7 @@ func BenchmarkCorpusSearch(b *testing.B) {
 			for b.Loop() {
 				q := benchQueries[i%len(benchQueries)]
 				if mode == "cold" {
-					x.stats.mu.Lock()
-					x.stats.df = map[string]int{}
-					x.stats.mu.Unlock()
+					x.vocab.forget()
 				}
 				t0 := time.Now()
 				var n int

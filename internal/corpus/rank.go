@@ -28,21 +28,21 @@ const (
 	bm25B  = 0.75
 )
 
-// rankStats are per-generation corpus statistics for ranking: document frequencies of words
-// and the average passage length.
+// rankStats are per-generation corpus statistics for ranking: the passage count and their
+// average length. The words' document frequencies are remembered with the other term counts
+// (vocabMemo).
 type rankStats struct {
 	mu      sync.Mutex
 	version string
 	n       int
 	avgLen  float64
-	df      map[string]int
 }
 
-// maxCachedTerms bounds the document-frequency cache.
-const maxCachedTerms = 4096
+// matchCounts is the kind of term count termStats remembers: how many passages a word matches.
+const matchCounts = "passages matching"
 
-// stats returns the document frequency of each term (capped at limit+1 where only "more
-// than limit" matters, exact for common words), the passage count and average length.
+// termStats returns the document frequency of each term (the passages it matches), the
+// passage count and average length.
 func (x *Index) termStats(ctx context.Context, terms []string) (df []int, n int, avgLen float64, err error) {
 	v, err := x.Version(ctx)
 	if err != nil {
@@ -50,25 +50,31 @@ func (x *Index) termStats(ctx context.Context, terms []string) (df []int, n int,
 	}
 	s := &x.stats
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.version != v || s.df == nil || len(s.df) > maxCachedTerms {
-		s.version, s.df = v, map[string]int{}
+	if s.version != v {
 		err := x.db.QueryRowContext(ctx, `SELECT count(*), coalesce(avg(length(title) + length(heading) + length(text)), 1) FROM passages`).Scan(&s.n, &s.avgLen)
 		if err != nil {
+			s.mu.Unlock()
 			return nil, 0, 0, err
 		}
+		s.version = v
 	}
-	for _, t := range terms {
-		d, ok := s.df[t]
-		if !ok {
-			if err := x.db.QueryRowContext(ctx, `SELECT count(*) FROM passages_fts WHERE passages_fts MATCH ?`, matchQuery([]string{t})).Scan(&d); err != nil {
-				return nil, 0, 0, err
-			}
-			s.df[t] = d
+	n, avgLen = s.n, s.avgLen
+	s.mu.Unlock()
+	counts, missing := x.vocab.recall(v, matchCounts, terms)
+	fresh := make(map[string]int, len(missing))
+	for _, t := range missing {
+		var d int
+		if err := x.db.QueryRowContext(ctx, `SELECT count(*) FROM passages_fts WHERE passages_fts MATCH ?`, matchQuery([]string{t.(string)})).Scan(&d); err != nil {
+			return nil, 0, 0, err
 		}
-		df = append(df, d)
+		fresh[t.(string)] = d
+		counts[t.(string)] = d
 	}
-	return df, s.n, s.avgLen, nil
+	x.vocab.remember(v, matchCounts, fresh)
+	for _, t := range terms {
+		df = append(df, counts[t])
+	}
+	return df, n, avgLen, nil
 }
 
 // candidate is a passage with what ranking needs.

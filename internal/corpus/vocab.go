@@ -80,7 +80,7 @@ const maxVocabMemo = 200000
 type vocabMemo struct {
 	mu      sync.Mutex
 	version string
-	counts  map[string]map[string]int // kind (termCounts' what) -> stem -> count
+	counts  map[string]map[string]int // kind (termCounts' what, matchCounts) -> term -> count
 	size    int
 }
 
