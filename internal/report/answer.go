@@ -3,7 +3,6 @@ package report
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -171,15 +170,17 @@ type candidate struct {
 	heading string
 	text    string
 	terms   []string
-	set     text.Bag  // termSet(terms): shared with the parsed-sentence cache, read only
-	rel     []float64 // score per aspect
-	picked  bool
-	aspect  int
+	ids     termIDs // terms by the lexicon's numbers: shared with the parsed-sentence cache, read only
+	// loc is terms by the answer's local numbers and dloc each of them once, first seen first
+	loc, dloc []int32
+	rel       []float64 // score per aspect
+	picked    bool
+	aspect    int
 	// blockLine marks text quoted only after what introduces it (captionOnly): a line of a
 	// code block or a table, folded
 	blockLine bool
 	quality   float64
-	pairs     [][2]string // adjacentPairs of text
+	pairs     [][2]int32 // adjacentPairs of text, by the lexicon's numbers
 	// gist is how much of what the evidence as a whole is about the sentence says, per
 	// character: the weight of its terms in the evidence centroid, over the root of its length
 	gist float64
@@ -189,6 +190,7 @@ type candidate struct {
 // best passages round-robin over the aspects until the budget is spent, and groups the quotes
 // under the aspect each answers, best source first. Quotes are exact; every one is cited.
 func Answer(in AnswerInput) AnswerOutput {
+	defer beginAnswer()()
 	budget := in.Budget
 	if budget <= 0 {
 		budget = DefaultFindingsBudget
@@ -205,14 +207,19 @@ func Answer(in AnswerInput) AnswerOutput {
 	for i, s := range in.Sources {
 		titles[i] = aliases.Terms(s.Title)
 	}
-	idf := sentenceIDF(cands)
-	scale := topicScale(in.Topical, idf)
-	for t := range idf {
-		idf[t] *= scale(t)
+	v := newCallVocab()
+	defer v.release()
+	titleIDs := localize(v, cands, titles)
+	idf := sentenceIDF(cands, v.size())
+	scale := topicScale(in.Topical, idf, v)
+	for l, in := range idf.in {
+		if in {
+			idf.w[l] *= scale.local[l]
+		}
 	}
 	// the evidence may spell as one word what the question spells as two ("auto-incrementing",
 	// "AUTOINCREMENT"): the joined word joins the question's terms
-	spelling := newEvidenceSpelling(cands, append([]string{in.Question}, aspects...))
+	spelling := newEvidenceSpelling(cands, v, append([]string{in.Question}, aspects...))
 	qterms := joinCompounds(in.Question, spelling)
 	aspects = mergeThinAspects(aspects, spelling)
 	aterms := make([][]string, len(aspects))
@@ -222,14 +229,59 @@ func Answer(in AnswerInput) AnswerOutput {
 			aterms[j] = qterms
 		}
 	}
-	ix := newSourceIndex(cands, in.Sources, titles)
-	scoreCandidates(cands, in.Sources, ix, qterms, aterms, idf, in.Terms, in.Prior, scale)
-	weighAdjacency(cands, in.Sources, aspects, idf, scale)
-	gistScores(cands, ix, qterms, in.Prior)
-	labels := sourceLabels(in.Sources, titles, qterms, idf)
+	q := newAsked(v, qterms)
+	as := make([]asked, len(aterms))
+	for j, at := range aterms {
+		as[j] = newAsked(v, at)
+	}
+	ix := newSourceIndex(cands, in.Sources, titleIDs, v.size())
+	scoreCandidates(cands, in.Sources, ix, q, as, idf, v, in.Terms, in.Prior, scale)
+	weighAdjacency(cands, in.Sources, aspects, idf, v, scale)
+	gistScores(cands, ix, q, in.Prior)
+	labels := sourceLabels(in.Sources, ix.title, q, idf)
 	picked := selectPassages(cands, labels, len(aspects), budget)
 	body, order, quotes := renderAnswer(aspects, in.Sources, cands, picked, labels)
-	return AnswerOutput{Body: body, Order: order, Quotes: quotes, Coverage: coverage(aspects, aterms, cands, picked, idf)}
+	return AnswerOutput{Body: body, Order: order, Quotes: quotes, Coverage: coverage(aspects, as, cands, picked, idf)}
+}
+
+// asked is terms the question asks about, as written and by the answer's local numbers (-1
+// for a term no source holds).
+type asked struct {
+	terms []string
+	ids   []int32
+}
+
+func newAsked(v *callVocab, terms []string) asked { return asked{terms: terms, ids: v.localOf(terms)} }
+
+// localize numbers every candidate's and title's terms in v: each candidate's local numbers
+// (loc), and per source its title's.
+func localize(v *callVocab, cands []candidate, titles [][]string) [][]int32 {
+	n := 0
+	for _, c := range cands {
+		n += len(c.ids.all)
+	}
+	backing := make([]int32, 0, 2*n)
+	for k := range cands {
+		c := &cands[k]
+		start := len(backing)
+		for _, g := range c.ids.all {
+			backing = append(backing, v.add(g))
+		}
+		c.loc = backing[start:len(backing):len(backing)]
+		start = len(backing)
+		for _, g := range c.ids.distinct {
+			backing = append(backing, v.of(g))
+		}
+		c.dloc = backing[start:len(backing):len(backing)]
+	}
+	out := make([][]int32, len(titles))
+	for i, t := range titles {
+		out[i] = intern(t)
+		for k, g := range out[i] {
+			out[i][k] = v.add(g)
+		}
+	}
+	return out
 }
 
 var (
@@ -255,10 +307,10 @@ func answerCandidates(question string, sources []research.Source, aliases text.A
 				continue
 			}
 			seen[p.key] = true
-			t, set, q := p.terms, p.set, p.quality
+			t, ids, q := p.terms, p.ids, p.quality
 			if len(aliases) > 0 {
 				t = aliases.Terms(p.text)
-				set, q = termSet(t), sentenceQuality(p.text, t)
+				ids, q = newTermIDs(t), sentenceQuality(p.text, t)
 			}
 			if len(t) < 2 {
 				continue
@@ -266,7 +318,7 @@ func answerCandidates(question string, sources []research.Source, aliases text.A
 			if p.block {
 				q = 0 // quoted only after the caption that introduces it (selectPassages' leadsIn)
 			}
-			out = append(out, candidate{src: i, idx: p.idx, sec: p.sec, heading: p.heading, text: p.text, terms: t, set: set,
+			out = append(out, candidate{src: i, idx: p.idx, sec: p.sec, heading: p.heading, text: p.text, terms: t, ids: ids,
 				quality: q, blockLine: p.block, pairs: p.pairs})
 		}
 	}
@@ -366,36 +418,47 @@ type evidenceSpelling struct {
 	pair map[[2]string]int
 }
 
-func newEvidenceSpelling(cands []candidate, asked []string) evidenceSpelling {
+func newEvidenceSpelling(cands []candidate, v *callVocab, asked []string) evidenceSpelling {
 	var words []string
 	for _, a := range asked {
 		words = append(words, text.Content(a)...)
 	}
 	words = text.Distinct(words)
-	askedStems := map[string]bool{}
-	askedJoined := map[string]bool{}
+	var stems, joined []string
 	for _, w := range words {
-		askedStems[text.Stem(w)] = true
-		for _, v := range words {
-			askedJoined[text.Stem(w+v)] = true
+		stems = append(stems, text.Stem(w))
+		for _, x := range words {
+			joined = append(joined, text.Stem(w+x))
+		}
+	}
+	// by local number: 1 a stem of the asked words, 2 one word two of them join into
+	askedAs := make([]uint8, v.size())
+	for _, l := range v.localOf(stems) {
+		if l >= 0 {
+			askedAs[l] |= 1
+		}
+	}
+	for _, l := range v.localOf(joined) {
+		if l >= 0 {
+			askedAs[l] |= 2
 		}
 	}
 	e := evidenceSpelling{word: map[string]int{}, pair: map[[2]string]int{}}
-	seen := map[string]int{}
-	pairs := map[[2]string]int{}
+	seen := map[int32]int{}
+	pairs := map[[2]int32]int{}
 	for _, c := range cands {
-		for k, t := range c.terms {
-			if askedJoined[t] {
+		for k, t := range c.loc {
+			if askedAs[t]&2 != 0 {
 				if n, ok := seen[t]; !ok || n != c.src {
 					seen[t] = c.src
-					e.word[t]++
+					e.word[v.word(t)]++
 				}
 			}
-			if k > 0 && askedStems[t] && askedStems[c.terms[k-1]] {
-				p := [2]string{c.terms[k-1], t}
+			if k > 0 && askedAs[t]&1 != 0 && askedAs[c.loc[k-1]]&1 != 0 {
+				p := [2]int32{c.loc[k-1], t}
 				if n, ok := pairs[p]; !ok || n != c.src {
 					pairs[p] = c.src
-					e.pair[p]++
+					e.pair[[2]string{v.word(p[0]), v.word(p[1])}]++
 				}
 			}
 		}
@@ -521,27 +584,44 @@ func looksLikeCode(s string) bool {
 
 // sentenceIDF weighs terms by how few evidence sentences use them: a word in every sentence
 // (the corpus's own name) says nothing about which sentence answers.
-func sentenceIDF(cands []candidate) map[string]float64 {
-	df := map[string]int{}
+func sentenceIDF(cands []candidate, size int) idfTable {
+	df := make([]int32, size)
 	for _, c := range cands {
-		for _, t := range c.terms {
+		for _, t := range c.loc {
 			df[t]++
 		}
 	}
 	n := float64(len(cands))
-	idf := make(map[string]float64, len(df))
+	idf := idfTable{w: make([]float64, size), in: make([]bool, size)}
 	for t, d := range df {
-		idf[t] = math.Log(1 + n/float64(d))
+		if d > 0 {
+			idf.w[t], idf.in[t] = math.Log(1+n/float64(d)), true
+		}
 	}
 	return idf
 }
 
+// idfTable is a weight per term of the answer (by local number); in marks the terms evidence
+// sentences hold, the others weighing nothing.
+type idfTable struct {
+	w  []float64
+	in []bool
+}
+
+// of is term l's weight, 0 and false for a term no sentence holds (or l -1).
+func (t idfTable) of(l int32) (float64, bool) {
+	if l < 0 || !t.in[l] {
+		return 0, false
+	}
+	return t.w[l], true
+}
+
 // weightOf is the idf mass of terms; a term no sentence holds weighs half an average term: it
 // cannot tell sentences apart, but a sentence naming the rest still answers only part.
-func weightOf(terms []string, idf map[string]float64, missing float64) float64 {
+func weightOf(terms []int32, idf idfTable, missing float64) float64 {
 	w := 0.0
 	for _, t := range terms {
-		if v, ok := idf[t]; ok {
+		if v, ok := idf.of(t); ok {
 			w += v
 		} else {
 			w += missing
@@ -551,28 +631,31 @@ func weightOf(terms []string, idf map[string]float64, missing float64) float64 {
 }
 
 // missingWeight is the weight of a term no evidence sentence holds.
-func missingWeight(idf map[string]float64) float64 {
-	if len(idf) == 0 {
+func missingWeight(idf idfTable) float64 {
+	sum, n := 0.0, 0
+	for t, in := range idf.in {
+		if in {
+			sum += idf.w[t]
+			n++
+		}
+	}
+	if n == 0 {
 		return 1
 	}
-	sum := 0.0
-	for _, v := range idf {
-		sum += v
-	}
-	return 0.5 * sum / float64(len(idf))
+	return 0.5 * sum / float64(n)
 }
 
 // matchWeight is the share of want's idf mass that have contains.
-func matchWeight[V comparable](want []string, have map[string]V, idf map[string]float64, missing float64) float64 {
-	var absent V
+func matchWeight(want []int32, have func(int32) bool, idf idfTable, missing float64) float64 {
 	total := weightOf(want, idf, missing)
 	if total == 0 {
 		return 0
 	}
 	got := 0.0
 	for _, t := range want {
-		if have[t] != absent {
-			got += idf[t]
+		if t >= 0 && have(t) {
+			w, _ := idf.of(t)
+			got += w
 		}
 	}
 	return got / total
@@ -582,9 +665,9 @@ func matchWeight[V comparable](want []string, have map[string]V, idf map[string]
 // among all sources (BM25), and how much of the aspect and the question it names itself. A
 // sentence of a strong passage counts even when it repeats none of the question's words: facts
 // ("The default is 1000 pages.") seldom do.
-func scoreCandidates(cands []candidate, sources []research.Source, ix sourceIndex, qterms []string, aterms [][]string, idf map[string]float64, extra []string, prior []float64, scale func(string) float64) {
+func scoreCandidates(cands []candidate, sources []research.Source, ix sourceIndex, q asked, as []asked, idf idfTable, v *callVocab, extra []string, prior []float64, scale termScale) {
 	missing := missingWeight(idf)
-	passage := passageScores(ix, qterms, aterms, text.Terms(strings.Join(extra, " ")), scale)
+	passage := passageScores(ix, q, as, newAsked(v, text.Terms(strings.Join(extra, " "))), scale)
 	top := maxOrZero(prior)
 	for i := range passage {
 		if i < len(prior) && top > 0 {
@@ -595,7 +678,7 @@ func scoreCandidates(cands []candidate, sources []research.Source, ix sourceInde
 	}
 	// a passage near the evidence's centre of gravity (what most of the well-ranked passages
 	// are about) is on the question's topic, whatever words it uses
-	cen := centroidCosines(ix, qterms, prior)
+	cen := centroidCosines(ix, q, prior)
 	for i := range passage {
 		for j := range passage[i] {
 			passage[i][j] = (1-weightCentroid)*passage[i][j] + weightCentroid*cen[i]
@@ -611,17 +694,17 @@ func scoreCandidates(cands []candidate, sources []research.Source, ix sourceInde
 		}
 	}
 	// a passage under a heading that names the aspect usually answers it, whatever its body
-	heading := headingScores(sources, ix.title, aterms, idf, missing)
+	heading := headingScores(sources, ix.title, as, idf, missing)
 	for i := range passage {
 		for j := range passage[i] {
 			passage[i][j] = (1-weightHeading)*passage[i][j] + weightHeading*heading[i][j]
 		}
 	}
-	if len(aterms) > 1 {
+	if len(as) > 1 {
 		// an aspect is asked of the question's subject: a passage that answers the aspect's
 		// words about something else ("what does it cost" -> an edit-distance cost table)
 		// weighs as much less as it misses the question's other words
-		whole := passageScores(ix, qterms, [][]string{qterms}, nil, scale)
+		whole := passageScores(ix, q, []asked{q}, asked{}, scale)
 		for i := range passage {
 			for j := range passage[i] {
 				passage[i][j] *= topicFloor + (1-topicFloor)*whole[i][0]
@@ -630,24 +713,32 @@ func scoreCandidates(cands []candidate, sources []research.Source, ix sourceInde
 	}
 	// release notes name every feature a version touched, in a line each: they match many
 	// questions and answer few, unless the question is about versions
-	if !asksAboutVersions(qterms) {
+	if !asksAboutVersions(q.terms) {
 		for i, s := range sources {
-			if IsReleaseNotes(s.Title) {
+			if titleOf(s.Title).release {
 				for j := range passage[i] {
 					passage[i][j] *= releaseNotesWeight
 				}
 			}
 		}
 	}
+	// a candidate's terms are marked with its number + 1, so that its set answers membership
+	// at once
+	mark := make([]int32, v.size())
+	has := func(k int32) func(int32) bool { return func(t int32) bool { return mark[t] == k } }
 	for k := range cands {
 		c := &cands[k]
-		q := matchWeight(qterms, c.set, idf, missing)
-		c.rel = make([]float64, len(aterms))
-		for j, at := range aterms {
-			s := matchWeight(at, c.set, idf, missing)
+		for _, t := range c.loc {
+			mark[t] = int32(k + 1)
+		}
+		in := has(int32(k + 1))
+		qw := matchWeight(q.ids, in, idf, missing)
+		c.rel = make([]float64, len(as))
+		for j, at := range as {
+			s := matchWeight(at.ids, in, idf, missing)
 			// earlier sentences of a passage state its point; later ones detail it
 			position := 1 / (1 + 0.03*float64(c.idx))
-			c.rel[j] = c.quality * (weightSentence*s + weightQuestion*q + weightPassage*passage[c.src][j]*position)
+			c.rel[j] = c.quality * (weightSentence*s + weightQuestion*qw + weightPassage*passage[c.src][j]*position)
 		}
 	}
 }
@@ -656,35 +747,57 @@ func scoreCandidates(cands []candidate, sources []research.Source, ix sourceInde
 // source, its terms' counts over its quotable sentences and its title's terms; and the BM25
 // statistics over both (the title counting titleBoost times).
 type sourceIndex struct {
-	body   []map[string]float64
-	title  [][]string
-	tf     []map[string]float64 // body and title, the title boosted
+	body   [][]termCount // by local number, first seen first
+	title  [][]int32     // by local number, with repeats
+	tf     [][]termCount // body and title, the title boosted
 	length []float64
-	df     map[string]int
+	df     []int32 // by local number
 	avg    float64
 }
 
-func newSourceIndex(cands []candidate, sources []research.Source, titles [][]string) sourceIndex {
+func newSourceIndex(cands []candidate, sources []research.Source, titles [][]int32, size int) sourceIndex {
 	n := len(sources)
-	ix := sourceIndex{body: make([]map[string]float64, n), title: make([][]string, n), tf: make([]map[string]float64, n), length: make([]float64, n), df: map[string]int{}}
-	for i := range ix.body {
-		ix.body[i] = map[string]float64{}
-	}
-	for _, c := range cands {
-		for _, t := range c.terms {
-			ix.body[c.src][t]++
+	ix := sourceIndex{body: make([][]termCount, n), title: titles, tf: make([][]termCount, n), length: make([]float64, n), df: make([]int32, size)}
+	// counts are gathered in dense arrays, then kept per source in the order first seen
+	count := make([]float64, size)
+	var seen []int32
+	flush := func() []termCount {
+		out := make([]termCount, len(seen))
+		for i, t := range seen {
+			out[i] = termCount{t, count[t]}
+			count[t] = 0
 		}
-		ix.length[c.src] += float64(len(c.terms))
+		seen = seen[:0]
+		return out
+	}
+	for k := 0; k < len(cands); {
+		src := cands[k].src
+		for ; k < len(cands) && cands[k].src == src; k++ {
+			for _, t := range cands[k].loc {
+				if count[t] == 0 {
+					seen = append(seen, t)
+				}
+				count[t]++
+			}
+			ix.length[src] += float64(len(cands[k].loc))
+		}
+		ix.body[src] = flush()
 	}
 	for i := range sources {
-		ix.title[i] = titles[i]
-		ix.tf[i] = maps.Clone(ix.body[i])
-		for _, t := range ix.title[i] {
-			ix.tf[i][t] += titleBoost
+		for _, tc := range ix.body[i] {
+			seen = append(seen, tc.t)
+			count[tc.t] = tc.f
+		}
+		for _, t := range titles[i] {
+			if count[t] == 0 {
+				seen = append(seen, t)
+			}
+			count[t] += titleBoost
 			ix.length[i] += titleBoost
 		}
-		for t := range ix.tf[i] {
-			ix.df[t]++
+		ix.tf[i] = flush()
+		for _, tc := range ix.tf[i] {
+			ix.df[tc.t]++
 		}
 		ix.avg += ix.length[i]
 	}
@@ -692,39 +805,62 @@ func newSourceIndex(cands []candidate, sources []research.Source, titles [][]str
 	return ix
 }
 
+// termCount is a term (by local number) and how often a source holds it.
+type termCount struct {
+	t int32
+	f float64
+}
+
 // passageScores is, per source and aspect, the source's BM25 score for the aspect's terms (the
 // question's other terms and the feedback terms weigh less) over the quotable text and title of
 // all sources, divided by the best source's. scale weighs each term (topicScale).
-func passageScores(ix sourceIndex, qterms []string, aterms [][]string, extra []string, scale func(string) float64) [][]float64 {
-	n, tf, length, df, avg := len(ix.tf), ix.tf, ix.length, ix.df, ix.avg
+func passageScores(ix sourceIndex, q asked, as []asked, extra asked, scale termScale) [][]float64 {
+	n, length, df, avg := len(ix.tf), ix.length, ix.df, ix.avg
 	out := make([][]float64, n)
 	for i := range out {
-		out[i] = make([]float64, len(aterms))
+		out[i] = make([]float64, len(as))
 	}
-	for j, at := range aterms {
-		weights := map[string]float64{}
-		for _, t := range extra {
-			weights[t] = 0.3
+	for j, at := range as {
+		// the weighted terms, each once, the aspect's over the question's over the feedback's
+		var terms []int32
+		weight := map[int32]float64{}
+		for _, list := range []struct {
+			a asked
+			w float64
+		}{{extra, 0.3}, {q, 0.5}, {at, 1}} {
+			for k, t := range list.a.ids {
+				if t < 0 {
+					continue // no source holds it
+				}
+				if _, ok := weight[t]; !ok {
+					terms = append(terms, t)
+				}
+				weight[t] = list.w * scale.of(list.a.terms[k])
+			}
 		}
-		for _, t := range qterms {
-			weights[t] = 0.5
+		if len(terms) == 0 {
+			continue
 		}
-		for _, t := range at {
-			weights[t] = 1
-		}
-		for t := range weights {
-			weights[t] *= scale(t)
+		pos := map[int32]int{}
+		for k, t := range terms {
+			pos[t] = k
 		}
 		best := 0.0
-		for i := range tf {
+		f := make([]float64, len(terms))
+		for i := range ix.tf {
+			clear(f)
+			for _, tc := range ix.tf[i] {
+				if k, ok := pos[tc.t]; ok {
+					f[k] = tc.f
+				}
+			}
 			score := 0.0
-			for t, w := range weights {
-				f := tf[i][t]
-				if f == 0 {
+			for k, t := range terms {
+				if f[k] == 0 {
 					continue
 				}
 				idf := math.Log(1 + (float64(n)-float64(df[t])+0.5)/(float64(df[t])+0.5))
-				score += w * idf * f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*length[i]/avg))
+				score += weight[t] * idf * f[k] * (bm25K1 + 1) / (f[k] + bm25K1*(1-bm25B+bm25B*length[i]/avg))
 			}
 			out[i][j] = score
 			best = max(best, score)
@@ -772,25 +908,47 @@ func mergeThinAspects(aspects []string, spelling evidenceSpelling) []string {
 // topicScale is each evidence term's weight factor: 1 for the words the corpus's titles and
 // headings use, untitledWeight for the rest; 1 for every term when topical is nil or knows
 // none of them (a corpus without headings, or web results).
-func topicScale(topical func([]string) map[string]bool, idf map[string]float64) func(string) float64 {
-	one := func(string) float64 { return 1 }
-	if topical == nil || len(idf) == 0 {
+func topicScale(topical func([]string) map[string]bool, idf idfTable, v *callVocab) termScale {
+	local := make([]float64, len(idf.w))
+	for l := range local {
+		local[l] = 1
+	}
+	one := termScale{local: local, of: func(string) float64 { return 1 }}
+	if topical == nil {
 		return one
 	}
-	terms := make([]string, 0, len(idf))
-	for t := range idf {
-		terms = append(terms, t)
+	words, ident := v.words()
+	var terms []string
+	for l, in := range idf.in {
+		if in {
+			terms = append(terms, words[l])
+		}
+	}
+	if len(terms) == 0 {
+		return one
 	}
 	titled := topical(terms)
 	if len(titled) == 0 {
 		return one
 	}
-	return func(t string) float64 {
+	for l, in := range idf.in {
+		if in && !titled[words[l]] && !ident[l] {
+			local[l] = untitledWeight
+		}
+	}
+	return termScale{local: local, of: func(t string) float64 {
 		if titled[t] || isIdentifier(t) {
 			return 1
 		}
 		return untitledWeight
-	}
+	}}
+}
+
+// termScale is each term's weight factor (topicScale): of a term as written, and of the terms
+// evidence sentences hold by local number.
+type termScale struct {
+	local []float64
+	of    func(string) float64
 }
 
 // isIdentifier tells a term of letters and more ("sync.mutex", "utf-8", "x86"): a name the docs
@@ -932,7 +1090,7 @@ func selectPassages(cands []candidate, labels labelling, naspects, budget int) [
 					}
 				}
 				if slices.ContainsFunc(picked, func(p int) bool {
-					return text.Cosine(c.set, cands[p].set) > repeatAbove &&
+					return mayRepeat(len(c.ids.set), len(cands[p].ids.set)) && setCosine(c.ids.set, cands[p].ids.set) > repeatAbove &&
 						(text.InOrder(c.terms, cands[p].terms) >= repeatInOrder || !isProse(c.text) || !isProse(cands[p].text))
 				}) {
 					continue
@@ -998,32 +1156,34 @@ func passageQuota(i, budget int) int {
 // gistScores rates each sentence by the weight of its terms in the evidence's centroid: every
 // source's terms weighted by idf and by how highly the searches ranked the source, plus the
 // question's terms, per root of the sentence's length.
-func gistScores(cands []candidate, ix sourceIndex, qterms []string, prior []float64) {
-	df := map[string]float64{}
+func gistScores(cands []candidate, ix sourceIndex, q asked, prior []float64) {
+	df := make([]float64, len(ix.df))
 	for _, ts := range ix.body {
-		for t := range ts {
-			df[t]++
+		for _, tc := range ts {
+			df[tc.t]++
 		}
 	}
 	top := maxOrZero(prior)
 	n := float64(len(ix.body))
-	centroid := map[string]float64{}
+	centroid := make([]float64, len(ix.df))
 	for i, ts := range ix.body {
 		w := 1.0
 		if i < len(prior) && top > 0 {
 			w = prior[i] / top
 		}
-		for t := range ts {
-			centroid[t] += w * math.Log(1+n/df[t]) * gistEvidence
+		for _, tc := range ts {
+			centroid[tc.t] += w * math.Log(1+n/df[tc.t]) * gistEvidence
 		}
 	}
-	for _, t := range qterms {
-		centroid[t] += math.Log(1 + n/max(df[t], 1))
+	for _, t := range q.ids {
+		if t >= 0 {
+			centroid[t] += math.Log(1 + n/max(df[t], 1))
+		}
 	}
 	for k := range cands {
 		c := &cands[k]
 		sum := 0.0
-		for _, t := range text.Distinct(c.terms) { // not c.set: the sum's order is the terms'
+		for _, t := range c.dloc { // each term once, in the terms' order
 			sum += centroid[t]
 		}
 		c.gist = c.quality * sum / math.Sqrt(float64(len(c.text))+20)
@@ -1147,17 +1307,45 @@ var leadWords = map[string]bool{"and": true, "or": true, "with": true, "do": tru
 // everyday words (scale < 1: no title of the corpus uses them) counts for nothing. A passage
 // that names the aspect's words as the asker put them together is about what they asked; one
 // that holds them apart may only mention each ("the disk" ... "space for the journal").
-func weighAdjacency(cands []candidate, sources []research.Source, aspects []string, idf map[string]float64, scale func(string) float64) {
-	pairs := make([]map[[2]string]bool, len(sources))
-	for i, s := range sources {
-		pairs[i] = map[[2]string]bool{}
-		for _, p := range adjacentPairs(s.Title) {
-			pairs[i][p] = true
+func weighAdjacency(cands []candidate, sources []research.Source, aspects []string, idf idfTable, v *callVocab, scale termScale) {
+	// the pairs asked, by the lexicon's numbers (a pair of a word the lexicon lacks is in no
+	// source), and per source and pair whether the source holds it
+	type askedPair struct {
+		words [2]string
+		ids   [2]int32
+	}
+	askedBy := make([][]askedPair, len(aspects))
+	index := map[[2]int32]int{}
+	for j, a := range aspects {
+		for _, p := range adjacentPairs(a) {
+			ids := lookupTerms(p[:])
+			ap := askedPair{p, [2]int32{ids[0], ids[1]}}
+			askedBy[j] = append(askedBy[j], ap)
+			if ids[0] >= 0 && ids[1] >= 0 {
+				if _, ok := index[ap.ids]; !ok {
+					index[ap.ids] = len(index)
+				}
+			}
 		}
 	}
-	for _, c := range cands {
-		for _, p := range c.pairs {
-			pairs[c.src][p] = true
+	held := make([][]bool, len(sources))
+	for i := range held {
+		held[i] = make([]bool, len(index))
+	}
+	if len(index) > 0 {
+		for i, s := range sources {
+			for _, p := range titleOf(s.Title).pairs {
+				if x, ok := index[p]; ok {
+					held[i][x] = true
+				}
+			}
+		}
+		for _, c := range cands {
+			for _, p := range c.pairs {
+				if x, ok := index[p]; ok {
+					held[c.src][x] = true
+				}
+			}
 		}
 	}
 	// per source and aspect: every sentence of a passage shares its passage's share
@@ -1165,10 +1353,24 @@ func weighAdjacency(cands []candidate, sources []research.Source, aspects []stri
 	for i := range share {
 		share[i] = make([]float64, len(aspects))
 	}
-	for j, a := range aspects {
-		asked := adjacentPairs(a)
+	for j := range aspects {
 		for i := range sources {
-			share[i][j] = pairShare(asked, pairs[i], idf, scale)
+			all, have := 0.0, 0.0
+			for _, p := range askedBy[j] {
+				if scale.of(p.words[0]) < 1 && scale.of(p.words[1]) < 1 {
+					continue // two everyday words ("someone accidentally") say nothing of the subject
+				}
+				w0, _ := idf.of(v.of(p.ids[0]))
+				w1, _ := idf.of(v.of(p.ids[1]))
+				w := min(w0, w1)
+				all += w
+				if x, ok := index[p.ids]; ok && held[i][x] {
+					have += w
+				}
+			}
+			if all > 0 {
+				share[i][j] = have / all
+			}
 		}
 	}
 	for k := range cands {
@@ -1177,26 +1379,6 @@ func weighAdjacency(cands []candidate, sources []research.Source, aspects []stri
 			c.rel[j] *= 1 + weightAdjacent*share[c.src][j]
 		}
 	}
-}
-
-// pairShare is the share of the asked pairs, weighed by their rarer word's idf, that have holds;
-// a pair of two everyday words (scale < 1) is not counted.
-func pairShare(asked [][2]string, have map[[2]string]bool, idf map[string]float64, scale func(string) float64) float64 {
-	all, held := 0.0, 0.0
-	for _, p := range asked {
-		if scale(p[0]) < 1 && scale(p[1]) < 1 {
-			continue // two everyday words ("someone accidentally") say nothing of the subject
-		}
-		w := min(idf[p[0]], idf[p[1]])
-		all += w
-		if have[p] {
-			held += w
-		}
-	}
-	if all == 0 {
-		return 0
-	}
-	return held / all
 }
 
 // adjacentPairs is the stemmed pairs of content words next to each other in s, with no other
@@ -1305,21 +1487,24 @@ func isASCIIPunct(c byte) bool {
 func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // coverage is, per aspect, the share of its term weight the picked quotes contain.
-func coverage(aspects []string, aterms [][]string, cands []candidate, picked []int, idf map[string]float64) []AspectCoverage {
+func coverage(aspects []string, as []asked, cands []candidate, picked []int, idf idfTable) []AspectCoverage {
 	missing := missingWeight(idf)
+	have := make([]bool, len(idf.w))
+	for _, p := range picked {
+		for _, t := range cands[p].loc {
+			have[t] = true
+		}
+	}
+	in := func(t int32) bool { return have[t] }
 	out := make([]AspectCoverage, len(aspects))
 	for j, a := range aspects {
-		have := map[string]bool{}
 		n := 0
 		for _, p := range picked {
 			if cands[p].aspect == j {
 				n++
 			}
-			for _, t := range cands[p].terms {
-				have[t] = true
-			}
 		}
-		out[j] = AspectCoverage{Aspect: a, Findings: n, Coverage: math.Round(100*matchWeight(aterms[j], have, idf, missing)) / 100}
+		out[j] = AspectCoverage{Aspect: a, Findings: n, Coverage: math.Round(100*matchWeight(as[j].ids, in, idf, missing)) / 100}
 	}
 	return out
 }
@@ -1329,24 +1514,35 @@ func coverage(aspects []string, aterms [][]string, cands []candidate, picked []i
 // compound title word names the terms it contains ("Autoincrement" names "auto" and
 // "increment"), since documentation titles often spell as one word what a question spells as
 // two.
-func headingScores(sources []research.Source, titles [][]string, aterms [][]string, idf map[string]float64, missing float64) [][]float64 {
+func headingScores(sources []research.Source, titles [][]int32, as []asked, idf idfTable, missing float64) [][]float64 {
 	out := make([][]float64, len(sources))
 	for i, s := range sources {
-		have := map[string]bool{}
-		for _, t := range titles[i] {
-			have[t] = true
-		}
-		words := strings.FieldsFunc(strings.ToLower(s.Title), func(r rune) bool { return !unicode.IsLetter(r) })
-		out[i] = make([]float64, len(aterms))
-		for j, at := range aterms {
-			for _, t := range at {
+		words := titleOf(s.Title).words
+		out[i] = make([]float64, len(as))
+		for j, at := range as {
+			named := make([]bool, len(at.ids))
+			for k, t := range at.terms {
+				if slices.Contains(titles[i], at.ids[k]) && at.ids[k] >= 0 {
+					named[k] = true
+					continue
+				}
 				for _, w := range words {
 					if len(t) >= minCompoundPart && len(w) > len(t) && strings.Contains(w, t) {
-						have[t] = true
+						named[k] = true
+						break
 					}
 				}
 			}
-			out[i][j] = matchWeight(at, have, idf, missing)
+			// a term named by a compound title word is named wherever the aspect repeats it
+			have := func(t int32) bool {
+				for k, x := range at.ids {
+					if x == t && named[k] {
+						return true
+					}
+				}
+				return false
+			}
+			out[i][j] = matchWeight(at.ids, have, idf, missing)
 		}
 	}
 	return out
@@ -1385,23 +1581,37 @@ func asksAboutVersions(qterms []string) bool {
 // centroidCosines is each source's cosine to the evidence's Rocchio centroid (the sources'
 // tf-idf vectors over their quotable text and title, each weighted by its search prior, plus
 // the question's terms), divided by the best source's.
-func centroidCosines(ix sourceIndex, qterms []string, prior []float64) []float64 {
+func centroidCosines(ix sourceIndex, q asked, prior []float64) []float64 {
 	n := len(ix.body)
-	vec := make([]map[string]float64, n)
+	size := len(ix.df)
+	count := make([]float64, size)
+	vec := make([][]termCount, n)
 	for i := range vec {
-		vec[i] = maps.Clone(ix.body[i])
+		var seen []int32
+		for _, tc := range ix.body[i] {
+			seen = append(seen, tc.t)
+			count[tc.t] = tc.f
+		}
 		for _, t := range ix.title[i] {
-			vec[i][t]++
+			if count[t] == 0 {
+				seen = append(seen, t)
+			}
+			count[t]++
+		}
+		vec[i] = make([]termCount, len(seen))
+		for k, t := range seen {
+			vec[i][k] = termCount{t, count[t]}
+			count[t] = 0
 		}
 	}
 	top := maxOrZero(prior)
-	centroid := map[string]float64{}
+	centroid := make([]float64, size)
 	for i := range vec {
 		norm := 0.0
-		for t, f := range vec[i] {
+		for k, tc := range vec[i] {
 			// ix.df counts the sources whose body or title holds t: vec's terms
-			v := (1 + math.Log(f)) * math.Log(1+float64(n)/float64(ix.df[t]))
-			vec[i][t] = v
+			v := (1 + math.Log(tc.f)) * math.Log(1+float64(n)/float64(ix.df[tc.t]))
+			vec[i][k].f = v
 			norm += v * v
 		}
 		if norm == 0 {
@@ -1412,19 +1622,21 @@ func centroidCosines(ix sourceIndex, qterms []string, prior []float64) []float64
 		if i < len(prior) && top > 0 {
 			w = prior[i] / top
 		}
-		for t := range vec[i] {
-			vec[i][t] /= norm
-			centroid[t] += w * vec[i][t]
+		for k := range vec[i] {
+			vec[i][k].f /= norm
+			centroid[vec[i][k].t] += w * vec[i][k].f
 		}
 	}
-	for _, t := range qterms {
-		centroid[t]++
+	for _, t := range q.ids {
+		if t >= 0 {
+			centroid[t]++
+		}
 	}
 	out := make([]float64, n)
 	best := 0.0
 	for i := range vec {
-		for t, v := range vec[i] {
-			out[i] += v * centroid[t]
+		for _, tc := range vec[i] {
+			out[i] += tc.f * centroid[tc.t]
 		}
 		best = max(best, out[i])
 	}
@@ -1500,7 +1712,7 @@ type labelling struct {
 // sourceLabels is, per source, the parts of its title that may introduce its quotes in the
 // findings, never a part most pages' titles share (commonTitlePart) while the title has
 // others, and whether the title names at least minLabelHeading of the question's term weight.
-func sourceLabels(sources []research.Source, titles [][]string, qterms []string, idf map[string]float64) labelling {
+func sourceLabels(sources []research.Source, titles [][]int32, q asked, idf idfTable) labelling {
 	out := make([][]string, len(sources))
 	from := make([]bool, len(sources))
 	// a part's pages: a page's title heads all its sections, a site's name all its pages
@@ -1509,8 +1721,8 @@ func sourceLabels(sources []research.Source, titles [][]string, qterms []string,
 	for i, s := range sources {
 		page := pageOf(s)
 		allPages[page] = true
-		for _, p := range reTitlePart.Split(strings.TrimSpace(s.Title), -1) {
-			if p = strings.TrimSpace(p); p != "" && !slices.Contains(out[i], p) {
+		for _, p := range titleOf(s.Title).parts {
+			if !slices.Contains(out[i], p) {
 				out[i] = append(out[i], p)
 				if pagesOf[p] == nil {
 					pagesOf[p] = map[string]bool{}
@@ -1520,7 +1732,7 @@ func sourceLabels(sources []research.Source, titles [][]string, qterms []string,
 		}
 	}
 	common := max(3, int(commonTitlePart*float64(len(allPages))))
-	named := headingScores(sources, titles, [][]string{qterms}, idf, missingWeight(idf))
+	named := headingScores(sources, titles, []asked{q}, idf, missingWeight(idf))
 	for i, parts := range out {
 		from[i] = named[i][0] >= minLabelHeading
 		if len(parts) > 1 {

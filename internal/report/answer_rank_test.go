@@ -239,7 +239,14 @@ func TestAnswerWeighsTheCorpusTopicWordsOverEverydayOnes(t *testing.T) {
 }
 
 func TestTopicScale(t *testing.T) {
-	idf := map[string]float64{"backup": 2, "someon": 3, "sync.mutex": 3, "0.1": 3}
+	weights := map[string]float64{"backup": 2, "someon": 3, "sync.mutex": 3, "0.1": 3}
+	v := newCallVocab()
+	defer v.release()
+	idf := idfTable{}
+	for w, x := range weights {
+		v.add(intern([]string{w})[0])
+		idf.w, idf.in = append(idf.w, x), append(idf.in, true)
+	}
 	titled := func([]string) map[string]bool { return map[string]bool{"backup": true} }
 	none := func([]string) map[string]bool { return nil }
 	for _, tc := range []struct {
@@ -255,8 +262,12 @@ func TestTopicScale(t *testing.T) {
 		{"an identifier", titled, "sync.mutex", 1},
 		{"a bare number", titled, "0.1", untitledWeight},
 	} {
-		if got := topicScale(tc.topical, idf)(tc.term); got != tc.want {
+		scale := topicScale(tc.topical, idf, v)
+		if got := scale.of(tc.term); got != tc.want {
 			t.Errorf("%s: scale(%q) = %v, want %v", tc.name, tc.term, got, tc.want)
+		}
+		if got := scale.local[v.of(intern([]string{tc.term})[0])]; got != tc.want {
+			t.Errorf("%s: the evidence's scale of %q = %v, want %v", tc.name, tc.term, got, tc.want)
 		}
 	}
 }
@@ -324,8 +335,12 @@ func TestCentroidCosines(t *testing.T) {
 		{N: 5, Result: search.Result{Title: "pg_dumpall"}, Text: "pg_dumpall writes every database of a cluster, roles included, to one script file."},
 		{N: 6, Result: search.Result{Title: "Statistics"}, Text: "The statistics collector counts the rows each table returned since the server started."},
 	}
+	defer beginAnswer()()
 	cands := answerCandidates("How do I make a backup?", sources, nil)
-	cos := centroidCosines(newSourceIndex(cands, sources, titleTerms(sources)), text.Terms("How do I make a backup?"), []float64{1, 0.9, 0.8, 0.7, 0.6, 0.5})
+	v := newCallVocab()
+	defer v.release()
+	titles := localize(v, cands, titleTerms(sources))
+	cos := centroidCosines(newSourceIndex(cands, sources, titles, v.size()), newAsked(v, text.Terms("How do I make a backup?")), []float64{1, 0.9, 0.8, 0.7, 0.6, 0.5})
 	if cos[2] <= cos[5] {
 		t.Errorf("the dump-format passage (%.2f) should be nearer the evidence than the statistics one (%.2f)", cos[2], cos[5])
 	}

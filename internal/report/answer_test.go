@@ -99,12 +99,19 @@ func TestHeadingScoresNameAspectsAndCompounds(t *testing.T) {
 		{N: 1, Result: search.Result{Title: "Release History — 2022-12-28 (3.40.1)"}},
 		{N: 2, Result: search.Result{Title: "SQLite Autoincrement — 1. Summary"}},
 	}
-	aterms := [][]string{text.Terms("auto incrementing ids")}
-	idf := map[string]float64{}
-	for _, t := range aterms[0] {
-		idf[t] = 1
+	defer beginAnswer()()
+	v := newCallVocab()
+	defer v.release()
+	titles := localize(v, nil, titleTerms(sources))
+	terms := text.Terms("auto incrementing ids")
+	for _, g := range intern(terms) {
+		v.add(g)
 	}
-	got := headingScores(sources, titleTerms(sources), aterms, idf, 1)
+	idf := idfTable{w: make([]float64, v.size()), in: make([]bool, v.size())}
+	for _, l := range v.localOf(terms) {
+		idf.w[l], idf.in[l] = 1, true
+	}
+	got := headingScores(sources, titles, []asked{newAsked(v, terms)}, idf, 1)
 	if got[0][0] != 0 || got[1][0] <= 0.5 {
 		t.Fatalf("heading scores %v: want the Autoincrement section to name most of the aspect, the release notes none", got)
 	}

@@ -17,12 +17,12 @@ type parsed struct {
 	heading  string
 	text     string
 	key      string
-	terms    []string    // text.Terms: the candidate's terms when the question names no alias
-	set      text.Bag    // terms' distinct set (each counted once)
-	quality  float64     // sentenceQuality with terms
-	block    bool        // captionOnly
-	pairs    [][2]string // adjacentPairs
-	boiler   uint32      // the boilerplate phrases it holds, one bit each
+	terms    []string   // text.Terms: the candidate's terms when the question names no alias
+	ids      termIDs    // terms' lexicon numbers
+	quality  float64    // sentenceQuality with terms
+	block    bool       // captionOnly
+	pairs    [][2]int32 // adjacentPairs, by the lexicon's numbers
+	boiler   uint32     // the boilerplate phrases it holds, one bit each
 }
 
 // parsedCache remembers each source text's parsed sentences for the process: the answer gate
@@ -92,12 +92,38 @@ func splitParsed(body string, extracted bool) []parsed {
 			terms, pairs := termsAndPairs(words)
 			terms = slices.Clip(terms)
 			out = append(out, parsed{idx: k, sec: si, heading: sec.heading, text: sent, key: strings.Join(words, " "),
-				terms: terms, set: termSet(terms), quality: sentenceQuality(sent, terms), block: captionOnly(extracted, body, sent),
-				pairs: pairs, boiler: boilerplateBits(sent)})
+				terms: terms, ids: newTermIDs(terms), quality: sentenceQuality(sent, terms), block: captionOnly(extracted, body, sent),
+				pairs: internPairs(pairs), boiler: boilerplateBits(sent)})
 		}
 	}
 	return out
 }
 
-// termSet is the distinct set of terms, each counted once: what repeats and matches are judged by.
-func termSet(terms []string) text.Bag { return text.NewBag(text.Distinct(terms)) }
+// termIDs is a sentence's terms by the lexicon's numbers.
+type termIDs struct {
+	all      []int32 // every term, in order
+	distinct []int32 // each term once, first seen first
+	set      []int32 // each term once, sorted: what repeats and matches are judged by
+}
+
+func newTermIDs(terms []string) termIDs {
+	all := intern(terms)
+	return termIDs{all: all, distinct: distinctIDs(all), set: sortedSet(all)}
+}
+
+// internPairs is pairs of terms by the lexicon's numbers.
+func internPairs(pairs [][2]string) [][2]int32 {
+	if len(pairs) == 0 {
+		return nil
+	}
+	flat := make([]string, 0, 2*len(pairs))
+	for _, p := range pairs {
+		flat = append(flat, p[0], p[1])
+	}
+	ids := intern(flat)
+	out := make([][2]int32, len(pairs))
+	for i := range out {
+		out[i] = [2]int32{ids[2*i], ids[2*i+1]}
+	}
+	return out
+}
