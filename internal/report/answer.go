@@ -294,15 +294,21 @@ var (
 // answerCandidates splits every source into quotable sentences, dropping chrome, questions,
 // run-ons and repeats; a sentence's terms count the question's qualified names it writes bare.
 func answerCandidates(question string, sources []research.Source, aliases text.Aliases) []candidate {
-	seen := map[string]bool{}
 	asked := boilerplateBits(question) // boilerplate the question itself names is no boilerplate
-	var out []candidate
+	parsedOf := make([][]parsed, len(sources))
+	n := 0
 	for i, s := range sources {
 		body := s.Text
 		if strings.TrimSpace(body) == "" {
 			body = s.Snippet
 		}
-		for _, p := range parseSource(body, s.Indexed()) {
+		parsedOf[i] = parseSource(body, s.Indexed())
+		n += len(parsedOf[i])
+	}
+	seen := make(map[int32]bool, n)
+	out := make([]candidate, 0, n)
+	for i, ps := range parsedOf {
+		for _, p := range ps {
 			if seen[p.key] || p.boiler&^asked != 0 {
 				continue
 			}
@@ -725,17 +731,35 @@ func scoreCandidates(cands []candidate, sources []research.Source, ix sourceInde
 	// a candidate's terms are marked with its number + 1, so that its set answers membership
 	// at once
 	mark := make([]int32, v.size())
-	has := func(k int32) func(int32) bool { return func(t int32) bool { return mark[t] == k } }
+	// matchWeight's total, once per list of terms
+	share := func(want []int32, total float64, k int32) float64 {
+		if total == 0 {
+			return 0
+		}
+		got := 0.0
+		for _, t := range want {
+			if t >= 0 && mark[t] == k {
+				w, _ := idf.of(t)
+				got += w
+			}
+		}
+		return got / total
+	}
+	qTotal := weightOf(q.ids, idf, missing)
+	aTotal := make([]float64, len(as))
+	for j, at := range as {
+		aTotal[j] = weightOf(at.ids, idf, missing)
+	}
+	rels := make([]float64, len(cands)*len(as))
 	for k := range cands {
 		c := &cands[k]
 		for _, t := range c.loc {
 			mark[t] = int32(k + 1)
 		}
-		in := has(int32(k + 1))
-		qw := matchWeight(q.ids, in, idf, missing)
-		c.rel = make([]float64, len(as))
+		qw := share(q.ids, qTotal, int32(k+1))
+		c.rel = rels[k*len(as) : (k+1)*len(as) : (k+1)*len(as)]
 		for j, at := range as {
-			s := matchWeight(at.ids, in, idf, missing)
+			s := share(at.ids, aTotal[j], int32(k+1))
 			// earlier sentences of a passage state its point; later ones detail it
 			position := 1 / (1 + 0.03*float64(c.idx))
 			c.rel[j] = c.quality * (weightSentence*s + weightQuestion*qw + weightPassage*passage[c.src][j]*position)
@@ -761,14 +785,22 @@ func newSourceIndex(cands []candidate, sources []research.Source, titles [][]int
 	// counts are gathered in dense arrays, then kept per source in the order first seen
 	count := make([]float64, size)
 	var seen []int32
+	total := 0
+	for _, c := range cands {
+		total += len(c.loc)
+	}
+	for _, t := range titles {
+		total += len(t)
+	}
+	backing := make([]termCount, 0, 2*total) // every source's body and tf, in one array
 	flush := func() []termCount {
-		out := make([]termCount, len(seen))
-		for i, t := range seen {
-			out[i] = termCount{t, count[t]}
+		start := len(backing)
+		for _, t := range seen {
+			backing = append(backing, termCount{t, count[t]})
 			count[t] = 0
 		}
 		seen = seen[:0]
-		return out
+		return backing[start:len(backing):len(backing)]
 	}
 	for k := 0; k < len(cands); {
 		src := cands[k].src
@@ -820,6 +852,7 @@ func passageScores(ix sourceIndex, q asked, as []asked, extra asked, scale termS
 	for i := range out {
 		out[i] = make([]float64, len(as))
 	}
+	pos := make([]int32, len(df)) // by local number: the term's place among the weighted + 1
 	for j, at := range as {
 		// the weighted terms, each once, the aspect's over the question's over the feedback's
 		var terms []int32
@@ -841,17 +874,16 @@ func passageScores(ix sourceIndex, q asked, as []asked, extra asked, scale termS
 		if len(terms) == 0 {
 			continue
 		}
-		pos := map[int32]int{}
 		for k, t := range terms {
-			pos[t] = k
+			pos[t] = int32(k + 1)
 		}
 		best := 0.0
 		f := make([]float64, len(terms))
 		for i := range ix.tf {
 			clear(f)
 			for _, tc := range ix.tf[i] {
-				if k, ok := pos[tc.t]; ok {
-					f[k] = tc.f
+				if k := pos[tc.t]; k > 0 {
+					f[k-1] = tc.f
 				}
 			}
 			score := 0.0
@@ -864,6 +896,9 @@ func passageScores(ix sourceIndex, q asked, as []asked, extra asked, scale termS
 			}
 			out[i][j] = score
 			best = max(best, score)
+		}
+		for _, t := range terms {
+			pos[t] = 0
 		}
 		if best > 0 {
 			for i := range out {
@@ -1165,6 +1200,12 @@ func gistScores(cands []candidate, ix sourceIndex, q asked, prior []float64) {
 	}
 	top := maxOrZero(prior)
 	n := float64(len(ix.body))
+	idf := make([]float64, len(df))
+	for t, d := range df {
+		if d > 0 {
+			idf[t] = math.Log(1 + n/d)
+		}
+	}
 	centroid := make([]float64, len(ix.df))
 	for i, ts := range ix.body {
 		w := 1.0
@@ -1172,7 +1213,7 @@ func gistScores(cands []candidate, ix sourceIndex, q asked, prior []float64) {
 			w = prior[i] / top
 		}
 		for _, tc := range ts {
-			centroid[tc.t] += w * math.Log(1+n/df[tc.t]) * gistEvidence
+			centroid[tc.t] += w * idf[tc.t] * gistEvidence
 		}
 	}
 	for _, t := range q.ids {
@@ -1584,10 +1625,24 @@ func asksAboutVersions(qterms []string) bool {
 func centroidCosines(ix sourceIndex, q asked, prior []float64) []float64 {
 	n := len(ix.body)
 	size := len(ix.df)
+	// each term's idf over the sources, once (ix.df counts the sources whose body or title
+	// holds it: the vectors' terms)
+	idf := make([]float64, size)
+	for t, d := range ix.df {
+		if d > 0 {
+			idf[t] = math.Log(1 + float64(n)/float64(d))
+		}
+	}
 	count := make([]float64, size)
 	vec := make([][]termCount, n)
+	var seen []int32
+	total := 0
+	for _, tf := range ix.tf {
+		total += len(tf) // the body's and the title's terms, as the vectors'
+	}
+	backing := make([]termCount, 0, total)
 	for i := range vec {
-		var seen []int32
+		seen = seen[:0]
 		for _, tc := range ix.body[i] {
 			seen = append(seen, tc.t)
 			count[tc.t] = tc.f
@@ -1598,19 +1653,19 @@ func centroidCosines(ix sourceIndex, q asked, prior []float64) []float64 {
 			}
 			count[t]++
 		}
-		vec[i] = make([]termCount, len(seen))
-		for k, t := range seen {
-			vec[i][k] = termCount{t, count[t]}
+		start := len(backing)
+		for _, t := range seen {
+			backing = append(backing, termCount{t, count[t]})
 			count[t] = 0
 		}
+		vec[i] = backing[start:len(backing):len(backing)]
 	}
 	top := maxOrZero(prior)
 	centroid := make([]float64, size)
 	for i := range vec {
 		norm := 0.0
 		for k, tc := range vec[i] {
-			// ix.df counts the sources whose body or title holds t: vec's terms
-			v := (1 + math.Log(tc.f)) * math.Log(1+float64(n)/float64(ix.df[tc.t]))
+			v := (1 + logCount(tc.f)) * idf[tc.t]
 			vec[i][k].f = v
 			norm += v * v
 		}
@@ -1646,6 +1701,23 @@ func centroidCosines(ix sourceIndex, q asked, prior []float64) []float64 {
 		}
 	}
 	return out
+}
+
+// logs holds math.Log of the small whole counts most terms have, so that logCount need not
+// compute them again.
+var logs = func() (out [64]float64) {
+	for i := range out {
+		out[i] = math.Log(float64(i))
+	}
+	return out
+}()
+
+// logCount is math.Log(f), f a count.
+func logCount(f float64) float64 {
+	if i := int(f); float64(i) == f && i > 0 && i < len(logs) {
+		return logs[i]
+	}
+	return math.Log(f)
 }
 
 // pageSupport is, per source, the summed search prior (scaled to the best source's) of all

@@ -16,8 +16,9 @@ var lexicon = struct {
 	sync.Mutex
 	ids   map[string]int32
 	words []string
-	ident []bool // isIdentifier of each word
-}{ids: map[string]int32{}}
+	ident []bool           // isIdentifier of each word
+	keys  map[string]int32 // sentences regardless of case and punctuation (parsed.key)
+}{ids: map[string]int32{}, keys: map[string]int32{}}
 
 // maxLexicon bounds the lexicon (a documentation corpus has a few hundred thousand stems; web
 // pages add more over time); when it is full, the next answer starts it over together with the
@@ -44,6 +45,18 @@ func intern(terms []string) []int32 {
 	}
 	lexicon.Unlock()
 	return out
+}
+
+// sentenceKey numbers a sentence's key, so that an answer tells repeats by number.
+func sentenceKey(key string) int32 {
+	lexicon.Lock()
+	defer lexicon.Unlock()
+	id, ok := lexicon.keys[key]
+	if !ok {
+		id = int32(len(lexicon.keys))
+		lexicon.keys[key] = id
+	}
+	return id
 }
 
 // lookupTerms is the lexicon's numbers of terms, -1 for a term it has never numbered (which
@@ -93,13 +106,13 @@ func (v *callVocab) localOf(terms []string) []int32 {
 // starting the lexicon and the parsed sentences over when the lexicon is full.
 func beginAnswer() (end func()) {
 	lexicon.Lock()
-	full := len(lexicon.words) >= maxLexicon
+	full := len(lexicon.words) >= maxLexicon || len(lexicon.keys) >= maxLexicon
 	lexicon.Unlock()
 	if full {
 		lexiconEpoch.Lock()
 		lexicon.Lock()
-		if len(lexicon.words) >= maxLexicon {
-			lexicon.ids, lexicon.words, lexicon.ident = map[string]int32{}, nil, nil
+		if len(lexicon.words) >= maxLexicon || len(lexicon.keys) >= maxLexicon {
+			lexicon.ids, lexicon.words, lexicon.ident, lexicon.keys = map[string]int32{}, nil, nil, map[string]int32{}
 			parsedCache.Lock()
 			parsedCache.texts = map[parsedKey][]parsed{}
 			parsedCache.Unlock()

@@ -16,7 +16,7 @@ type parsed struct {
 	idx, sec int
 	heading  string
 	text     string
-	key      string
+	key      int32      // the sentence regardless of case and punctuation (to quote it once), numbered by sentenceKey
 	terms    []string   // text.Terms: the candidate's terms when the question names no alias
 	ids      termIDs    // terms' lexicon numbers
 	quality  float64    // sentenceQuality with terms
@@ -91,7 +91,7 @@ func splitParsed(body string, extracted bool) []parsed {
 			words := text.Words(sent)
 			terms, pairs := termsAndPairs(words)
 			terms = slices.Clip(terms)
-			out = append(out, parsed{idx: k, sec: si, heading: sec.heading, text: sent, key: strings.Join(words, " "),
+			out = append(out, parsed{idx: k, sec: si, heading: sec.heading, text: sent, key: sentenceKey(strings.Join(words, " ")),
 				terms: terms, ids: newTermIDs(terms), quality: sentenceQuality(sent, terms), block: captionOnly(extracted, body, sent),
 				pairs: internPairs(pairs), boiler: boilerplateBits(sent)})
 		}
