@@ -202,15 +202,19 @@ func Answer(in AnswerInput) AnswerOutput {
 	// a qualified name the question writes ("sync.Once") the evidence often writes bare ("the
 	// Once type", "once.Do(f)")
 	aliases := text.NameAliases(in.Question)
-	cands := answerCandidates(in.Question, in.Sources, aliases)
-	titles := make([][]string, len(in.Sources))
-	for i, s := range in.Sources {
-		titles[i] = aliases.Terms(s.Title)
-	}
 	v := newCallVocab()
 	defer v.release()
+	cands := answerCandidates(in.Question, in.Sources, aliases, v)
+	titles := make([][]int32, len(in.Sources)) // each title's terms by the lexicon's numbers
+	for i, s := range in.Sources {
+		if len(aliases) == 0 {
+			titles[i] = titleOf(s.Title).ids
+		} else {
+			titles[i] = intern(aliases.Terms(s.Title))
+		}
+	}
 	titleIDs := localize(v, cands, titles)
-	idf := sentenceIDF(cands, v.size())
+	idf := sentenceIDF(cands, v)
 	scale := topicScale(in.Topical, idf, v)
 	for l, in := range idf.in {
 		if in {
@@ -234,10 +238,10 @@ func Answer(in AnswerInput) AnswerOutput {
 	for j, at := range aterms {
 		as[j] = newAsked(v, at)
 	}
-	ix := newSourceIndex(cands, in.Sources, titleIDs, v.size())
+	ix := newSourceIndex(cands, in.Sources, titleIDs, v)
 	scoreCandidates(cands, in.Sources, ix, q, as, idf, v, in.Terms, in.Prior, scale)
 	weighAdjacency(cands, in.Sources, aspects, idf, v, scale)
-	gistScores(cands, ix, q, in.Prior)
+	gistScores(cands, ix, v, q, in.Prior)
 	labels := sourceLabels(in.Sources, ix.title, q, idf)
 	picked := selectPassages(cands, labels, len(aspects), budget)
 	body, order, quotes := renderAnswer(aspects, in.Sources, cands, picked, labels)
@@ -254,13 +258,13 @@ type asked struct {
 func newAsked(v *callVocab, terms []string) asked { return asked{terms: terms, ids: v.localOf(terms)} }
 
 // localize numbers every candidate's and title's terms in v: each candidate's local numbers
-// (loc), and per source its title's.
-func localize(v *callVocab, cands []candidate, titles [][]string) [][]int32 {
+// (loc, dloc), and per source its title's (titles: by the lexicon's numbers).
+func localize(v *callVocab, cands []candidate, titles [][]int32) [][]int32 {
 	n := 0
 	for _, c := range cands {
 		n += len(c.ids.all)
 	}
-	backing := make([]int32, 0, 2*n)
+	backing := v.ints(2 * n)[:0]
 	for k := range cands {
 		c := &cands[k]
 		start := len(backing)
@@ -276,8 +280,8 @@ func localize(v *callVocab, cands []candidate, titles [][]string) [][]int32 {
 	}
 	out := make([][]int32, len(titles))
 	for i, t := range titles {
-		out[i] = intern(t)
-		for k, g := range out[i] {
+		out[i] = make([]int32, len(t))
+		for k, g := range t {
 			out[i][k] = v.add(g)
 		}
 	}
@@ -293,7 +297,7 @@ var (
 
 // answerCandidates splits every source into quotable sentences, dropping chrome, questions,
 // run-ons and repeats; a sentence's terms count the question's qualified names it writes bare.
-func answerCandidates(question string, sources []research.Source, aliases text.Aliases) []candidate {
+func answerCandidates(question string, sources []research.Source, aliases text.Aliases, v *callVocab) []candidate {
 	asked := boilerplateBits(question) // boilerplate the question itself names is no boilerplate
 	parsedOf := make([][]parsed, len(sources))
 	n := 0
@@ -306,7 +310,7 @@ func answerCandidates(question string, sources []research.Source, aliases text.A
 		n += len(parsedOf[i])
 	}
 	seen := make(map[int32]bool, n)
-	out := make([]candidate, 0, n)
+	out := v.candidateArray(n)
 	for i, ps := range parsedOf {
 		for _, p := range ps {
 			if seen[p.key] || p.boiler&^asked != 0 {
@@ -432,9 +436,9 @@ func newEvidenceSpelling(cands []candidate, v *callVocab, asked []string) eviden
 	words = text.Distinct(words)
 	var stems, joined []string
 	for _, w := range words {
-		stems = append(stems, text.Stem(w))
+		stems = append(stems, text.StemCached(w))
 		for _, x := range words {
-			joined = append(joined, text.Stem(w+x))
+			joined = append(joined, text.StemCached(w+x))
 		}
 	}
 	// by local number: 1 a stem of the asked words, 2 one word two of them join into
@@ -480,10 +484,10 @@ func joinCompounds(s string, e evidenceSpelling) []string {
 	var out []string
 	var prev string
 	for _, w := range text.Content(s) {
-		st := text.Stem(w)
+		st := text.StemCached(w)
 		if prev != "" {
-			joined := text.Stem(prev + w)
-			if n := e.word[joined]; n >= 2 && n > e.pair[[2]string{text.Stem(prev), st}] {
+			joined := text.StemCached(prev + w)
+			if n := e.word[joined]; n >= 2 && n > e.pair[[2]string{text.StemCached(prev), st}] {
 				out = append(out, joined)
 			}
 		}
@@ -590,15 +594,16 @@ func looksLikeCode(s string) bool {
 
 // sentenceIDF weighs terms by how few evidence sentences use them: a word in every sentence
 // (the corpus's own name) says nothing about which sentence answers.
-func sentenceIDF(cands []candidate, size int) idfTable {
-	df := make([]int32, size)
+func sentenceIDF(cands []candidate, v *callVocab) idfTable {
+	size := v.size()
+	df := v.ints(size)
 	for _, c := range cands {
 		for _, t := range c.loc {
 			df[t]++
 		}
 	}
 	n := float64(len(cands))
-	idf := idfTable{w: make([]float64, size), in: make([]bool, size)}
+	idf := idfTable{w: v.floats(size), in: make([]bool, size)}
 	for t, d := range df {
 		if d > 0 {
 			idf.w[t], idf.in[t] = math.Log(1+n/float64(d)), true
@@ -673,7 +678,7 @@ func matchWeight(want []int32, have func(int32) bool, idf idfTable, missing floa
 // ("The default is 1000 pages.") seldom do.
 func scoreCandidates(cands []candidate, sources []research.Source, ix sourceIndex, q asked, as []asked, idf idfTable, v *callVocab, extra []string, prior []float64, scale termScale) {
 	missing := missingWeight(idf)
-	passage := passageScores(ix, q, as, newAsked(v, text.Terms(strings.Join(extra, " "))), scale)
+	passage := passageScores(ix, v, q, as, newAsked(v, text.Terms(strings.Join(extra, " "))), scale)
 	top := maxOrZero(prior)
 	for i := range passage {
 		if i < len(prior) && top > 0 {
@@ -684,7 +689,7 @@ func scoreCandidates(cands []candidate, sources []research.Source, ix sourceInde
 	}
 	// a passage near the evidence's centre of gravity (what most of the well-ranked passages
 	// are about) is on the question's topic, whatever words it uses
-	cen := centroidCosines(ix, q, prior)
+	cen := centroidCosines(ix, v, q, prior)
 	for i := range passage {
 		for j := range passage[i] {
 			passage[i][j] = (1-weightCentroid)*passage[i][j] + weightCentroid*cen[i]
@@ -710,7 +715,7 @@ func scoreCandidates(cands []candidate, sources []research.Source, ix sourceInde
 		// an aspect is asked of the question's subject: a passage that answers the aspect's
 		// words about something else ("what does it cost" -> an edit-distance cost table)
 		// weighs as much less as it misses the question's other words
-		whole := passageScores(ix, q, []asked{q}, asked{}, scale)
+		whole := passageScores(ix, v, q, []asked{q}, asked{}, scale)
 		for i := range passage {
 			for j := range passage[i] {
 				passage[i][j] *= topicFloor + (1-topicFloor)*whole[i][0]
@@ -730,7 +735,7 @@ func scoreCandidates(cands []candidate, sources []research.Source, ix sourceInde
 	}
 	// a candidate's terms are marked with its number + 1, so that its set answers membership
 	// at once
-	mark := make([]int32, v.size())
+	mark := v.ints(v.size())
 	// matchWeight's total, once per list of terms
 	share := func(want []int32, total float64, k int32) float64 {
 		if total == 0 {
@@ -779,11 +784,12 @@ type sourceIndex struct {
 	avg    float64
 }
 
-func newSourceIndex(cands []candidate, sources []research.Source, titles [][]int32, size int) sourceIndex {
+func newSourceIndex(cands []candidate, sources []research.Source, titles [][]int32, v *callVocab) sourceIndex {
+	size := v.size()
 	n := len(sources)
-	ix := sourceIndex{body: make([][]termCount, n), title: titles, tf: make([][]termCount, n), length: make([]float64, n), df: make([]int32, size)}
+	ix := sourceIndex{body: make([][]termCount, n), title: titles, tf: make([][]termCount, n), length: make([]float64, n), df: v.ints(size)}
 	// counts are gathered in dense arrays, then kept per source in the order first seen
-	count := make([]float64, size)
+	count := v.floats(size)
 	var seen []int32
 	total := 0
 	for _, c := range cands {
@@ -792,11 +798,13 @@ func newSourceIndex(cands []candidate, sources []research.Source, titles [][]int
 	for _, t := range titles {
 		total += len(t)
 	}
-	backing := make([]termCount, 0, 2*total) // every source's body and tf, in one array
+	// every source's body, then every source's tf, each in one array (a source's body holds
+	// at most its sentences' terms, its tf at most its body's and its title's)
+	backing := v.countArray(0, total)
 	flush := func() []termCount {
 		start := len(backing)
 		for _, t := range seen {
-			backing = append(backing, termCount{t, count[t]})
+			backing = append(backing, termCount{t, float32(count[t])})
 			count[t] = 0
 		}
 		seen = seen[:0]
@@ -815,10 +823,15 @@ func newSourceIndex(cands []candidate, sources []research.Source, titles [][]int
 		}
 		ix.body[src] = flush()
 	}
+	total = len(backing)
+	for _, t := range titles {
+		total += len(t)
+	}
+	backing = v.countArray(1, total)
 	for i := range sources {
 		for _, tc := range ix.body[i] {
 			seen = append(seen, tc.t)
-			count[tc.t] = tc.f
+			count[tc.t] = float64(tc.f)
 		}
 		for _, t := range titles[i] {
 			if count[t] == 0 {
@@ -837,22 +850,29 @@ func newSourceIndex(cands []candidate, sources []research.Source, titles [][]int
 	return ix
 }
 
-// termCount is a term (by local number) and how often a source holds it.
+// termCount is a term (by local number) and how often a source holds it (a whole number,
+// the title's boosted: exact in a float32).
 type termCount struct {
 	t int32
-	f float64
+	f float32
+}
+
+// termWeight is a term (by local number) and its weight in a vector.
+type termWeight struct {
+	t int32
+	w float64
 }
 
 // passageScores is, per source and aspect, the source's BM25 score for the aspect's terms (the
 // question's other terms and the feedback terms weigh less) over the quotable text and title of
 // all sources, divided by the best source's. scale weighs each term (topicScale).
-func passageScores(ix sourceIndex, q asked, as []asked, extra asked, scale termScale) [][]float64 {
+func passageScores(ix sourceIndex, v *callVocab, q asked, as []asked, extra asked, scale termScale) [][]float64 {
 	n, length, df, avg := len(ix.tf), ix.length, ix.df, ix.avg
 	out := make([][]float64, n)
 	for i := range out {
 		out[i] = make([]float64, len(as))
 	}
-	pos := make([]int32, len(df)) // by local number: the term's place among the weighted + 1
+	pos := v.ints(len(df)) // by local number: the term's place among the weighted + 1
 	for j, at := range as {
 		// the weighted terms, each once, the aspect's over the question's over the feedback's
 		var terms []int32
@@ -883,7 +903,7 @@ func passageScores(ix sourceIndex, q asked, as []asked, extra asked, scale termS
 			clear(f)
 			for _, tc := range ix.tf[i] {
 				if k := pos[tc.t]; k > 0 {
-					f[k-1] = tc.f
+					f[k-1] = float64(tc.f)
 				}
 			}
 			score := 0.0
@@ -944,7 +964,7 @@ func mergeThinAspects(aspects []string, spelling evidenceSpelling) []string {
 // headings use, untitledWeight for the rest; 1 for every term when topical is nil or knows
 // none of them (a corpus without headings, or web results).
 func topicScale(topical func([]string) map[string]bool, idf idfTable, v *callVocab) termScale {
-	local := make([]float64, len(idf.w))
+	local := v.floats(len(idf.w))
 	for l := range local {
 		local[l] = 1
 	}
@@ -1191,8 +1211,8 @@ func passageQuota(i, budget int) int {
 // gistScores rates each sentence by the weight of its terms in the evidence's centroid: every
 // source's terms weighted by idf and by how highly the searches ranked the source, plus the
 // question's terms, per root of the sentence's length.
-func gistScores(cands []candidate, ix sourceIndex, q asked, prior []float64) {
-	df := make([]float64, len(ix.df))
+func gistScores(cands []candidate, ix sourceIndex, v *callVocab, q asked, prior []float64) {
+	df := v.floats(len(ix.df))
 	for _, ts := range ix.body {
 		for _, tc := range ts {
 			df[tc.t]++
@@ -1200,13 +1220,13 @@ func gistScores(cands []candidate, ix sourceIndex, q asked, prior []float64) {
 	}
 	top := maxOrZero(prior)
 	n := float64(len(ix.body))
-	idf := make([]float64, len(df))
+	idf := v.floats(len(df))
 	for t, d := range df {
 		if d > 0 {
 			idf[t] = math.Log(1 + n/d)
 		}
 	}
-	centroid := make([]float64, len(ix.df))
+	centroid := v.floats(len(ix.df))
 	for i, ts := range ix.body {
 		w := 1.0
 		if i < len(prior) && top > 0 {
@@ -1622,30 +1642,30 @@ func asksAboutVersions(qterms []string) bool {
 // centroidCosines is each source's cosine to the evidence's Rocchio centroid (the sources'
 // tf-idf vectors over their quotable text and title, each weighted by its search prior, plus
 // the question's terms), divided by the best source's.
-func centroidCosines(ix sourceIndex, q asked, prior []float64) []float64 {
+func centroidCosines(ix sourceIndex, v *callVocab, q asked, prior []float64) []float64 {
 	n := len(ix.body)
 	size := len(ix.df)
 	// each term's idf over the sources, once (ix.df counts the sources whose body or title
 	// holds it: the vectors' terms)
-	idf := make([]float64, size)
+	idf := v.floats(size)
 	for t, d := range ix.df {
 		if d > 0 {
 			idf[t] = math.Log(1 + float64(n)/float64(d))
 		}
 	}
-	count := make([]float64, size)
-	vec := make([][]termCount, n)
+	count := v.floats(size)
+	vec := make([][]termWeight, n)
 	var seen []int32
 	total := 0
 	for _, tf := range ix.tf {
 		total += len(tf) // the body's and the title's terms, as the vectors'
 	}
-	backing := make([]termCount, 0, total)
+	backing := v.weightArray(total)
 	for i := range vec {
 		seen = seen[:0]
 		for _, tc := range ix.body[i] {
 			seen = append(seen, tc.t)
-			count[tc.t] = tc.f
+			count[tc.t] = float64(tc.f)
 		}
 		for _, t := range ix.title[i] {
 			if count[t] == 0 {
@@ -1655,18 +1675,18 @@ func centroidCosines(ix sourceIndex, q asked, prior []float64) []float64 {
 		}
 		start := len(backing)
 		for _, t := range seen {
-			backing = append(backing, termCount{t, count[t]})
+			backing = append(backing, termWeight{t, count[t]})
 			count[t] = 0
 		}
 		vec[i] = backing[start:len(backing):len(backing)]
 	}
 	top := maxOrZero(prior)
-	centroid := make([]float64, size)
+	centroid := v.floats(size)
 	for i := range vec {
 		norm := 0.0
 		for k, tc := range vec[i] {
-			v := (1 + logCount(tc.f)) * idf[tc.t]
-			vec[i][k].f = v
+			v := (1 + logCount(tc.w)) * idf[tc.t]
+			vec[i][k].w = v
 			norm += v * v
 		}
 		if norm == 0 {
@@ -1678,8 +1698,8 @@ func centroidCosines(ix sourceIndex, q asked, prior []float64) []float64 {
 			w = prior[i] / top
 		}
 		for k := range vec[i] {
-			vec[i][k].f /= norm
-			centroid[vec[i][k].t] += w * vec[i][k].f
+			vec[i][k].w /= norm
+			centroid[vec[i][k].t] += w * vec[i][k].w
 		}
 	}
 	for _, t := range q.ids {
@@ -1691,7 +1711,7 @@ func centroidCosines(ix sourceIndex, q asked, prior []float64) []float64 {
 	best := 0.0
 	for i := range vec {
 		for _, tc := range vec[i] {
-			out[i] += tc.f * centroid[tc.t]
+			out[i] += tc.w * centroid[tc.t]
 		}
 		best = max(best, out[i])
 	}

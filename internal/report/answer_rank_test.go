@@ -336,11 +336,11 @@ func TestCentroidCosines(t *testing.T) {
 		{N: 6, Result: search.Result{Title: "Statistics"}, Text: "The statistics collector counts the rows each table returned since the server started."},
 	}
 	defer beginAnswer()()
-	cands := answerCandidates("How do I make a backup?", sources, nil)
 	v := newCallVocab()
 	defer v.release()
+	cands := answerCandidates("How do I make a backup?", sources, nil, v)
 	titles := localize(v, cands, titleTerms(sources))
-	cos := centroidCosines(newSourceIndex(cands, sources, titles, v.size()), newAsked(v, text.Terms("How do I make a backup?")), []float64{1, 0.9, 0.8, 0.7, 0.6, 0.5})
+	cos := centroidCosines(newSourceIndex(cands, sources, titles, v), v, newAsked(v, text.Terms("How do I make a backup?")), []float64{1, 0.9, 0.8, 0.7, 0.6, 0.5})
 	if cos[2] <= cos[5] {
 		t.Errorf("the dump-format passage (%.2f) should be nearer the evidence than the statistics one (%.2f)", cos[2], cos[5])
 	}

@@ -217,12 +217,12 @@ func TestAnswerLabelsSourcesWhoseTitleNamesTheQuestion(t *testing.T) {
 	}
 }
 
-// titleTerms is each source's title terms, as Answer reads them for a question naming no
-// qualified name.
-func titleTerms(sources []research.Source) [][]string {
-	out := make([][]string, len(sources))
+// titleTerms is each source's title terms by the lexicon's numbers, as Answer reads them for
+// a question naming no qualified name.
+func titleTerms(sources []research.Source) [][]int32 {
+	out := make([][]int32, len(sources))
 	for i, s := range sources {
-		out[i] = text.Terms(s.Title)
+		out[i] = intern(text.Terms(s.Title))
 	}
 	return out
 }

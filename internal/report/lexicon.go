@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+
+	"github.com/sated-dev/sated/internal/text"
 )
 
 // lexicon numbers every term (stem) the answer has read, once for the process, so that a
@@ -132,6 +134,72 @@ func beginAnswer() (end func()) {
 type callVocab struct {
 	local  []int32 // by lexicon number: the local number + 1, 0 when the answer has not read it
 	global []int32 // by local number: the lexicon number
+	// arrays lent to the answer (floats, ints), kept for the next answer: in use, the first
+	// nf and ni
+	f64    [][]float64
+	i32    [][]int32
+	nf, ni int
+	cands  []candidate    // the candidates' array
+	counts [2][]termCount // the sources' bodies' and tfs' arrays
+	vecs   []termWeight   // the centroid vectors' array
+}
+
+// candidateArray lends an empty array of capacity n for the answer's candidates.
+func (v *callVocab) candidateArray(n int) []candidate {
+	if cap(v.cands) < n {
+		v.cands = make([]candidate, 0, n)
+	}
+	return v.cands[:0]
+}
+
+// countArray lends empty array k (0 or 1) of term counts, of capacity n.
+func (v *callVocab) countArray(k, n int) []termCount {
+	if cap(v.counts[k]) < n {
+		v.counts[k] = make([]termCount, 0, n)
+	}
+	return v.counts[k][:0]
+}
+
+// weightArray lends an empty array of term weights of capacity n.
+func (v *callVocab) weightArray(n int) []termWeight {
+	if cap(v.vecs) < n {
+		v.vecs = make([]termWeight, 0, n)
+	}
+	return v.vecs[:0]
+}
+
+// floats lends a zeroed array of n floats until release.
+func (v *callVocab) floats(n int) []float64 {
+	if v.nf == len(v.f64) {
+		v.f64 = append(v.f64, nil)
+	}
+	b := v.f64[v.nf]
+	if cap(b) < n {
+		b = make([]float64, n)
+	} else {
+		b = b[:n]
+		clear(b)
+	}
+	v.f64[v.nf] = b
+	v.nf++
+	return b
+}
+
+// ints lends a zeroed array of n ints until release.
+func (v *callVocab) ints(n int) []int32 {
+	if v.ni == len(v.i32) {
+		v.i32 = append(v.i32, nil)
+	}
+	b := v.i32[v.ni]
+	if cap(b) < n {
+		b = make([]int32, n)
+	} else {
+		b = b[:n]
+		clear(b)
+	}
+	v.i32[v.ni] = b
+	v.ni++
+	return b
 }
 
 var vocabPool = sync.Pool{New: func() any { return new(callVocab) }}
@@ -169,6 +237,8 @@ func (v *callVocab) release() {
 		v.local[g] = 0
 	}
 	v.global = v.global[:0]
+	v.nf, v.ni = 0, 0
+	clear(v.cands[:cap(v.cands)]) // let the texts they point to go
 	vocabPool.Put(v)
 }
 
@@ -222,6 +292,7 @@ func mayRepeat(na, nb int) bool {
 
 // titleInfo is what the answer reads of a source's title, whatever the question.
 type titleInfo struct {
+	ids     []int32    // its terms (text.Terms) by the lexicon's numbers
 	words   []string   // its lower-case runs of letters (headingScores' compound words)
 	parts   []string   // its parts (reTitlePart), trimmed, none empty
 	pairs   [][2]int32 // adjacentPairs, by the lexicon's numbers
@@ -243,7 +314,7 @@ func titleOf(title string) *titleInfo {
 	if ok {
 		return ti
 	}
-	ti = &titleInfo{words: strings.FieldsFunc(strings.ToLower(title), func(r rune) bool { return !unicode.IsLetter(r) }),
+	ti = &titleInfo{ids: intern(text.Terms(title)), words: strings.FieldsFunc(strings.ToLower(title), func(r rune) bool { return !unicode.IsLetter(r) }),
 		pairs: internPairs(adjacentPairs(title)), release: IsReleaseNotes(title)}
 	for _, p := range reTitlePart.Split(strings.TrimSpace(title), -1) {
 		if p = strings.TrimSpace(p); p != "" {
