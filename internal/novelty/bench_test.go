@@ -130,14 +130,52 @@ func BenchmarkHeuristicNovelty50(b *testing.B) {
 // written from the 100 known and 50 fresh passages, and the share the fresh ones write
 // (report.Answer, report.FreshShare; the activity adds reading the passages from the corpus).
 // Every passage was parsed by an earlier call (the answer caches each text's sentences).
-func BenchmarkAnswerNovelty50(b *testing.B) { benchAnswerNovelty(b, false) }
+func BenchmarkAnswerNovelty50(b *testing.B) { benchAnswerNovelty(b, false, nil) }
 
 // BenchmarkAnswerNovelty50Cold is a real round of the answer gate: the 50 fresh passages are
 // texts never seen before (split and stemmed now), the 100 known ones were parsed by earlier
 // rounds.
-func BenchmarkAnswerNovelty50Cold(b *testing.B) { benchAnswerNovelty(b, true) }
+func BenchmarkAnswerNovelty50Cold(b *testing.B) { benchAnswerNovelty(b, true, nil) }
 
-func benchAnswerNovelty(b *testing.B, cold bool) {
+// BenchmarkAnswerNovelty50Topical is the answer gate as the worker runs it on a corpus: the
+// answer also asks which of the evidence's terms the corpus's titles and headings use
+// (AnswerInput.Topical). The corpus's answer is stood in for by a map of the title words of
+// the four pages, built into a fresh map per call as the activity's does.
+func BenchmarkAnswerNovelty50Topical(b *testing.B) {
+	titled := map[string]int{}
+	for _, name := range []string{"go_mem.html", "go_spec.html", "asm.html", "godebug.md"} {
+		raw, err := os.ReadFile(filepath.Join(testenv.GoDocDir(b), name))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, h := range headings.FindAllStringSubmatch(string(raw), -1) {
+			for _, t := range text.Terms(tags.ReplaceAllString(h[1]+" "+h[2], " ")) {
+				titled[t]++
+			}
+		}
+	}
+	if len(titled) < 100 {
+		b.Fatalf("%d title words in the four pages; want a vocabulary", len(titled))
+	}
+	benchAnswerNovelty(b, false, func(stems []string) map[string]bool {
+		hf := make(map[string]int, len(stems))
+		for _, s := range stems {
+			hf[s] = titled[s]
+		}
+		out := make(map[string]bool, len(hf))
+		for s, n := range hf {
+			if n > 0 {
+				out[s] = true
+			}
+		}
+		return out
+	})
+}
+
+// headings matches an HTML heading's text or a Markdown heading line.
+var headings = regexp.MustCompile(`(?m)<h[1-4][^>]*>(.*?)</h[1-4]>|^#+ (.*)$`)
+
+func benchAnswerNovelty(b *testing.B, cold bool, topical func([]string) map[string]bool) {
 	in := learningRound(b)
 	var sources []research.Source
 	for _, t := range append(slices.Clone(in.Known), in.Fresh...) {
@@ -145,7 +183,7 @@ func benchAnswerNovelty(b *testing.B, cold bool) {
 	}
 	known := len(in.Known)
 	answer := func() float64 {
-		a := report.Answer(report.AnswerInput{Question: in.Question, Aspects: in.Aspects, Sources: sources})
+		a := report.Answer(report.AnswerInput{Question: in.Question, Aspects: in.Aspects, Sources: sources, Topical: topical})
 		return 10 * report.FreshShare(a, func(n int) bool { return n > known })
 	}
 	score, i := answer(), 0

@@ -23,9 +23,13 @@ var lexicon = struct {
 }{ids: map[string]int32{}, keys: map[string]int32{}}
 
 // maxLexicon bounds the lexicon (a documentation corpus has a few hundred thousand stems; web
-// pages add more over time); when it is full, the next answer starts it over together with the
-// parsed sentences that hold its numbers.
-const maxLexicon = 1 << 21
+// pages add more over time) and its numbered sentence keys; when either is full, the next
+// answer starts it over together with the parsed sentences and titles that hold its numbers. A
+// variable for the tests.
+var maxLexicon = 1 << 21
+
+// lexiconRestarts counts the restarts, for the tests.
+var lexiconRestarts int
 
 // lexiconEpoch is held for reading by every answer while it uses the lexicon's numbers, and for
 // writing to start the lexicon over: never while an answer holds numbers from before.
@@ -121,6 +125,7 @@ func beginAnswer() (end func()) {
 			titleCache.Lock()
 			titleCache.m = map[string]*titleInfo{}
 			titleCache.Unlock()
+			lexiconRestarts++
 		}
 		lexicon.Unlock()
 		lexiconEpoch.Unlock()

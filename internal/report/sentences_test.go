@@ -66,6 +66,43 @@ func TestAnswerIsTheSameFromTheParsedCache(t *testing.T) {
 	}
 }
 
+// The lexicon starts over when full, and with it the parsed sentences and titles holding its
+// numbers, never while an answer holds numbers from before: answers written across restarts,
+// concurrently, are the answers written without any.
+func TestAnswerIsTheSameAcrossLexiconRestarts(t *testing.T) {
+	sources := []research.Source{
+		{N: 1, Result: search.Result{Title: "Locks — Mutex", Provider: "corpus", DocID: "d1"}, Text: "A Mutex is a mutual exclusion lock. The zero value for a Mutex is an unlocked mutex.\n\n## Once\n\nThe Once type runs a function exactly once."},
+		{N: 2, Result: search.Result{Title: "Channels — Close"}, Text: "Closing a channel records that no more values will be sent on it. A receive from a closed channel returns the zero value at once."},
+		{N: 3, Result: search.Result{Title: "Memory model"}, Text: "A send on a channel is synchronized before the completion of the corresponding receive from that channel."},
+	}
+	questions := []AnswerInput{
+		{Question: "How do I lock a mutex, and what does its zero value mean?", Sources: sources},
+		{Question: "What happens when a channel is closed?", Aspects: []string{"What happens when a channel is closed", "what does a receive return"}, Sources: sources},
+		{Question: "How does sync.Once run a function once?", Sources: sources, Budget: 300},
+	}
+	want := make([]AnswerOutput, len(questions))
+	for i, in := range questions {
+		want[i] = Answer(in)
+	}
+	defer func(n int) { maxLexicon = n }(maxLexicon)
+	maxLexicon = 1 // every answer finds the lexicon full
+	before := lexiconRestarts
+	var wg sync.WaitGroup
+	got := make([]AnswerOutput, 8*len(questions))
+	for k := range got {
+		wg.Go(func() { got[k] = Answer(questions[k%len(questions)]) })
+	}
+	wg.Wait()
+	if lexiconRestarts == before {
+		t.Fatal("the lexicon never started over")
+	}
+	for k, a := range got {
+		if !reflect.DeepEqual(a, want[k%len(questions)]) {
+			t.Errorf("answer %d across restarts differs:\n%s\nwant:\n%s", k, a.Body, want[k%len(questions)].Body)
+		}
+	}
+}
+
 func TestParsedCacheStartsOverWhenFull(t *testing.T) {
 	clearParsedCache()
 	for i := range maxParsedTexts + 1 {
