@@ -309,14 +309,14 @@ func answerCandidates(question string, sources []research.Source, aliases text.A
 		parsedOf[i] = parseSource(body, s.Indexed())
 		n += len(parsedOf[i])
 	}
-	seen := make(map[int32]bool, n)
+	seen := quotedKeys{byHash: make(map[uint64]string, n)}
 	out := v.candidateArray(n)
 	for i, ps := range parsedOf {
 		for _, p := range ps {
-			if seen[p.key] || p.boiler&^asked != 0 {
+			if seen.has(p.keyHash, p.key) || p.boiler&^asked != 0 {
 				continue
 			}
-			seen[p.key] = true
+			seen.add(p.keyHash, p.key)
 			t, ids, q := p.terms, p.ids, p.quality
 			if len(aliases) > 0 {
 				t = aliases.Terms(p.text)

@@ -23,10 +23,10 @@ var lexicon = struct {
 }{ids: map[string]int32{}, keys: map[string]int32{}}
 
 // maxLexicon bounds the lexicon (a documentation corpus has a few hundred thousand stems; web
-// pages add more over time) and its numbered sentence keys; when either is full, the next
+// pages add more over time; a million stems weigh about 80 MB); when it is full, the next
 // answer starts it over together with the parsed sentences and titles that hold its numbers. A
 // variable for the tests.
-var maxLexicon = 1 << 21
+var maxLexicon = 1 << 20
 
 // lexiconRestarts counts the restarts, for the tests.
 var lexiconRestarts int
@@ -51,18 +51,6 @@ func intern(terms []string) []int32 {
 	}
 	lexicon.Unlock()
 	return out
-}
-
-// sentenceKey numbers a sentence's key, so that an answer tells repeats by number.
-func sentenceKey(key string) int32 {
-	lexicon.Lock()
-	defer lexicon.Unlock()
-	id, ok := lexicon.keys[key]
-	if !ok {
-		id = int32(len(lexicon.keys))
-		lexicon.keys[key] = id
-	}
-	return id
 }
 
 // lookupTerms is the lexicon's numbers of terms, -1 for a term it has never numbered (which
@@ -112,13 +100,13 @@ func (v *callVocab) localOf(terms []string) []int32 {
 // starting the lexicon and the parsed sentences over when the lexicon is full.
 func beginAnswer() (end func()) {
 	lexicon.Lock()
-	full := len(lexicon.words) >= maxLexicon || len(lexicon.keys) >= maxLexicon
+	full := len(lexicon.words) >= maxLexicon
 	lexicon.Unlock()
 	if full {
 		lexiconEpoch.Lock()
 		lexicon.Lock()
-		if len(lexicon.words) >= maxLexicon || len(lexicon.keys) >= maxLexicon {
-			lexicon.ids, lexicon.words, lexicon.ident, lexicon.keys = map[string]int32{}, nil, nil, map[string]int32{}
+		if len(lexicon.words) >= maxLexicon {
+			lexicon.ids, lexicon.words, lexicon.ident = map[string]int32{}, nil, nil
 			parsedCache.Lock()
 			parsedCache.texts = map[parsedKey][]parsed{}
 			parsedCache.Unlock()

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"hash/maphash"
 	"slices"
 	"strings"
 	"sync"
@@ -16,7 +17,8 @@ type parsed struct {
 	idx, sec int
 	heading  string
 	text     string
-	key      int32      // the sentence regardless of case and punctuation (to quote it once), numbered by sentenceKey
+	key      string     // the sentence regardless of case and punctuation, to quote it once
+	keyHash  uint64     // key's hash (keyHashOf)
 	terms    []string   // text.Terms: the candidate's terms when the question names no alias
 	ids      termIDs    // terms' lexicon numbers
 	quality  float64    // sentenceQuality with terms
@@ -89,14 +91,44 @@ func splitParsed(body string, extracted bool) []parsed {
 			// one pass over the words: the key (the sentence regardless of case and punctuation,
 			// to quote it once), the terms and their adjacent pairs
 			words := text.Words(sent)
+			key := strings.Join(words, " ")
 			terms, pairs := termsAndPairs(words)
 			terms = slices.Clip(terms)
-			out = append(out, parsed{idx: k, sec: si, heading: sec.heading, text: sent, key: sentenceKey(strings.Join(words, " ")),
+			out = append(out, parsed{idx: k, sec: si, heading: sec.heading, text: sent, key: key, keyHash: keyHashOf(key),
 				terms: terms, ids: newTermIDs(terms), quality: sentenceQuality(sent, terms), block: captionOnly(extracted, body, sent),
 				pairs: internPairs(pairs), boiler: boilerplateBits(sent)})
 		}
 	}
 	return out
+}
+
+// keySeed makes keyHashOf the same function for the process.
+var keySeed = maphash.MakeSeed()
+
+// keyHashOf hashes a sentence's key, so that an answer tells repeats by number first.
+func keyHashOf(key string) uint64 { return maphash.String(keySeed, key) }
+
+// quotedKeys is the keys of the sentences an answer has taken, by their hashes, and by the key
+// itself for a key whose hash another key took first.
+type quotedKeys struct {
+	byHash map[uint64]string
+	clash  map[string]bool
+}
+
+func (q *quotedKeys) has(hash uint64, key string) bool {
+	k, ok := q.byHash[hash]
+	return ok && (k == key || q.clash[key])
+}
+
+func (q *quotedKeys) add(hash uint64, key string) {
+	if k, ok := q.byHash[hash]; !ok {
+		q.byHash[hash] = key
+	} else if k != key {
+		if q.clash == nil {
+			q.clash = map[string]bool{}
+		}
+		q.clash[key] = true
+	}
 }
 
 // termIDs is a sentence's terms by the lexicon's numbers.

@@ -115,3 +115,22 @@ func TestParsedCacheStartsOverWhenFull(t *testing.T) {
 		t.Errorf("cache holds %d texts after %d, want 1: it starts over when full", n, maxParsedTexts+1)
 	}
 }
+
+// Two keys of one hash are two sentences; a key is a repeat only of itself.
+func TestQuotedKeysTellKeysOfOneHashApart(t *testing.T) {
+	q := quotedKeys{byHash: map[uint64]string{}}
+	q.add(7, "a lock is held")
+	for _, c := range []struct {
+		hash uint64
+		key  string
+		want bool
+	}{{7, "a lock is held", true}, {7, "a channel is closed", false}, {8, "a lock is held", false}} {
+		if got := q.has(c.hash, c.key); got != c.want {
+			t.Errorf("has(%d, %q) = %v, want %v", c.hash, c.key, got, c.want)
+		}
+	}
+	q.add(7, "a channel is closed")
+	if !q.has(7, "a channel is closed") || !q.has(7, "a lock is held") || q.has(7, "a third sentence") {
+		t.Errorf("after a second key of hash 7: %+v", q)
+	}
+}
