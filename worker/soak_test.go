@@ -166,7 +166,9 @@ func TestSoakDevServerRestart(t *testing.T) {
 	start := func() *exec.Cmd {
 		cmd := exec.Command(bin, "server", "start-dev", "--headless", "--port", fmt.Sprint(port),
 			"--ui-port", fmt.Sprint(freePort(t)), "--http-port", fmt.Sprint(freePort(t)), "--metrics-port", fmt.Sprint(freePort(t)),
-			"--db-filename", db, "--log-level", "error")
+			"--db-filename", db, "--log-level", "error",
+			// as scripts/services.sh and compose start it: without Temporal's 20-a-second cap
+			"--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000")
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
