@@ -288,6 +288,36 @@ func localize(v *callVocab, cands []candidate, titles [][]int32) [][]int32 {
 	return out
 }
 
+// navigationWords are the words a line reNavigation matches can open with: its first run of
+// ASCII letters, digits and underscores, lower-cased, is one of them.
+var navigationWords = map[string]bool{"prev": true, "previous": true, "next": true, "up": true, "home": true,
+	"index": true, "contents": true, "top": true, "back": true, "table": true, "search": true, "modules": true,
+	"this": true, "show": true, "navigation": true, "quick": true}
+
+// isNavigation is reNavigation.MatchString, skipping the expression for a line whose first
+// word no navigation opens with.
+func isNavigation(s string) bool {
+	i := 0
+	for i < len(s) && !isASCIIWord(s[i]) {
+		i++
+	}
+	j := i
+	for j < len(s) && isASCIIWord(s[j]) {
+		j++
+	}
+	return navigationWords[strings.ToLower(s[i:j])] && reNavigation.MatchString(s)
+}
+
+// isTOCEntry is reTOCEntry.MatchString, skipping the expression for a line that does not open
+// with a digit.
+func isTOCEntry(s string) bool {
+	return s != "" && s[0] >= '0' && s[0] <= '9' && reTOCEntry.MatchString(s)
+}
+
+func isASCIIWord(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
+}
+
 var (
 	// reNavigation matches site chrome that survives extraction: "Prev Up Home Next", breadcrumbs.
 	reNavigation = regexp.MustCompile(`(?i)^(\W*(prev(ious)?|next|up|home|index|contents|top|back|table of contents|search|modules|next topic|previous topic|this page|show source|navigation|quick search)\b\W*){2,}`)
@@ -405,7 +435,11 @@ func extractedSections(body string) []section {
 func splitSections(body string) []section {
 	out := []section{{}}
 	last := 0
-	for _, m := range text.InnerHeading.FindAllStringIndex(body, -1) {
+	var headings [][]int
+	if strings.Contains(body, "##") { // what every inner heading holds: most passages have none
+		headings = text.InnerHeading.FindAllStringIndex(body, -1)
+	}
+	for _, m := range headings {
 		out[len(out)-1].text = body[last:m[0]]
 		h := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(body[m[0]:m[1]]), "#"))
 		out = append(out, section{heading: h})
@@ -413,7 +447,7 @@ func splitSections(body string) []section {
 	}
 	out[len(out)-1].text = body[last:]
 	for i := range out {
-		out[i].text = reHeading.ReplaceAllString(out[i].text, "")
+		out[i].text = dropHeadingLines(out[i].text)
 	}
 	return out
 }

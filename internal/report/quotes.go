@@ -33,17 +33,59 @@ var boilerplate = []string{
 
 // stripFootnotes removes a source's footnote markers, keeping what stood before them.
 func stripFootnotes(s string) string {
-	if !strings.Contains(s, "[") {
+	if !mayHoldFootnote(s) {
 		return s // no marker: the common case, without the regexp's scan
 	}
 	return reFootnote.ReplaceAllString(s, "$1")
+}
+
+// mayHoldFootnote reports whether s has a "[" before a digit or a lower-case letter, as every
+// marker reFootnote matches does ("[1]", "[citation needed]", "[a]").
+func mayHoldFootnote(s string) bool {
+	for i := strings.IndexByte(s, '['); i >= 0 && i+1 < len(s); {
+		if c := s[i+1]; c >= '0' && c <= '9' || c >= 'a' && c <= 'z' {
+			return true
+		}
+		j := strings.IndexByte(s[i+1:], '[')
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
+	}
+	return false
+}
+
+// dropHeadingLines is reHeading.ReplaceAllString(s, ""): Markdown heading lines emptied,
+// skipping the expression for a text without a "#".
+func dropHeadingLines(s string) string {
+	if strings.IndexByte(s, '#') < 0 {
+		return s
+	}
+	return reHeading.ReplaceAllString(s, "")
+}
+
+// lowerForPhrases is s lower-cased as far as finding the boilerplate phrases (ASCII words and
+// "©") can tell from strings.ToLower: ASCII letters lowered, every other byte kept, unless s
+// holds one of the two characters whose lower case is ASCII (the Kelvin sign, a dotted capital
+// I), when it is strings.ToLower itself.
+func lowerForPhrases(s string) string {
+	if strings.Contains(s, "\u212a") || strings.Contains(s, "\u0130") {
+		return strings.ToLower(s)
+	}
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // boilerplateBits is the set of boilerplate phrases s holds, one bit per phrase: a sentence
 // is boilerplate when it holds a phrase the question does not (a question about cookies quotes
 // what a page says of them).
 func boilerplateBits(s string) uint32 {
-	ls := strings.ToLower(s)
+	ls := lowerForPhrases(s)
 	var bits uint32
 	for i, p := range boilerplate {
 		if strings.Contains(ls, p) {

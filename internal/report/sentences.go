@@ -75,7 +75,7 @@ func splitParsed(body string, extracted bool) []parsed {
 	case extracted:
 		secs = extractedSections(body)
 	case looksMarkdown(body):
-		secs[0].text = extract.PlainText(reHeading.ReplaceAllString(body, ""))
+		secs[0].text = extract.PlainText(dropHeadingLines(body))
 	}
 	var out []parsed
 	k := -1
@@ -85,7 +85,7 @@ func splitParsed(body string, extracted bool) []parsed {
 			k++
 			sent = strings.TrimSpace(strings.TrimRight(sent, " …"))
 			if len(sent) < minQuoteChars || len(sent) > maxQuoteChars || strings.HasSuffix(sent, "?") ||
-				reNavigation.MatchString(sent) || reTOCEntry.MatchString(sent) {
+				isNavigation(sent) || isTOCEntry(sent) {
 				continue
 			}
 			// one pass over the words: the key (the sentence regardless of case and punctuation,

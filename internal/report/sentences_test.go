@@ -1,6 +1,8 @@
 package report
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -9,6 +11,8 @@ import (
 
 	"github.com/sated-dev/sated/internal/research"
 	"github.com/sated-dev/sated/internal/search"
+	"github.com/sated-dev/sated/internal/testenv"
+	"github.com/sated-dev/sated/internal/text"
 )
 
 func clearParsedCache() {
@@ -133,4 +137,56 @@ func TestQuotedKeysTellKeysOfOneHashApart(t *testing.T) {
 	if !q.has(7, "a channel is closed") || !q.has(7, "a lock is held") || q.has(7, "a third sentence") {
 		t.Errorf("after a second key of hash 7: %+v", q)
 	}
+}
+
+// The quick checks before the expressions (isNavigation, isTOCEntry, stripFootnotes,
+// dropHeadingLines, splitSections' "##") skip only texts the expressions would not change:
+// every line and sentence of the Go docs, and made-up edge cases, give what the expressions give.
+func TestQuickChecksAgreeWithTheirExpressions(t *testing.T) {
+	lines := []string{"Prev Up Home Next", "« Previous topic | Next topic »", "é prev next", "_prev next", "Preview next",
+		"Table of contents Index", "1. Install", "12.3 Index Maintenance", "x1. Not an entry", "[1] a note", "see [a] and [Z]",
+		"[citation needed] here", "[[2]]", "text [", "# Title", "  ## Sub\nbody", "a # not a heading", "###", "",
+		"Accept All COOKIES", "COPYRIGHT © 2024", "Sign In to read MORE", "coo\u212aie policy", "S\u0130GN up", "Ünïcödé \xc2 text"}
+	for _, name := range []string{"go_mem.html", "go_spec.html", "godebug.md", "asm.html"} {
+		raw, err := os.ReadFile(filepath.Join(testenv.GoDocDir(t), name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(raw), "\n") {
+			lines = append(lines, l)
+			lines = append(lines, text.Sentences(l)...)
+		}
+	}
+	for _, l := range lines {
+		if got, want := isNavigation(l), reNavigation.MatchString(l); got != want {
+			t.Errorf("isNavigation(%q) = %v, the expression %v", l, got, want)
+		}
+		if got, want := isTOCEntry(l), reTOCEntry.MatchString(l); got != want {
+			t.Errorf("isTOCEntry(%q) = %v, the expression %v", l, got, want)
+		}
+		if got, want := stripFootnotes(l), reFootnote.ReplaceAllString(l, "$1"); got != want {
+			t.Errorf("stripFootnotes(%q) = %q, the expression %q", l, got, want)
+		}
+		if got, want := dropHeadingLines(l), reHeading.ReplaceAllString(l, ""); got != want {
+			t.Errorf("dropHeadingLines(%q) = %q, the expression %q", l, got, want)
+		}
+		if got, want := boilerplateBits(l), boilerplateBitsLowered(l); got != want {
+			t.Errorf("boilerplateBits(%q) = %b, with strings.ToLower %b", l, got, want)
+		}
+		if !strings.Contains(l, "##") && text.InnerHeading.MatchString(l) {
+			t.Errorf("an inner heading without ##: %q", l)
+		}
+	}
+}
+
+// boilerplateBitsLowered is boilerplateBits as it was written first, with strings.ToLower.
+func boilerplateBitsLowered(s string) uint32 {
+	ls := strings.ToLower(s)
+	var bits uint32
+	for i, p := range boilerplate {
+		if strings.Contains(ls, p) {
+			bits |= 1 << i
+		}
+	}
+	return bits
 }

@@ -226,12 +226,20 @@ func IsCode(line string) bool {
 			continue
 		}
 		total++
-		if strings.ContainsRune("{}[]()<>=;&|\\$@^~", r) {
+		if r < utf8.RuneSelf && codeSymbol[r] {
 			symbols++
 		}
 	}
 	return symbols >= 3 && float64(symbols) > 0.12*float64(total)
 }
+
+// codeSymbol marks the ASCII characters IsCode counts as code symbols.
+var codeSymbol = func() (out [utf8.RuneSelf]bool) {
+	for _, c := range "{}[]()<>=;&|\\$@^~" {
+		out[c] = true
+	}
+	return out
+}()
 
 // inCodeSpan reports whether every occurrence of op in line sits inside a `code span`, as in
 // prose that quotes code ("use `x := 1` to declare").
