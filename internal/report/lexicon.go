@@ -162,36 +162,26 @@ func (v *callVocab) weightArray(n int) []termWeight {
 }
 
 // floats lends a zeroed array of n floats until release.
-func (v *callVocab) floats(n int) []float64 {
-	if v.nf == len(v.f64) {
-		v.f64 = append(v.f64, nil)
-	}
-	b := v.f64[v.nf]
-	if cap(b) < n {
-		b = make([]float64, n)
-	} else {
-		b = b[:n]
-		clear(b)
-	}
-	v.f64[v.nf] = b
-	v.nf++
-	return b
-}
+func (v *callVocab) floats(n int) []float64 { return lend(&v.f64, &v.nf, n) }
 
 // ints lends a zeroed array of n ints until release.
-func (v *callVocab) ints(n int) []int32 {
-	if v.ni == len(v.i32) {
-		v.i32 = append(v.i32, nil)
+func (v *callVocab) ints(n int) []int32 { return lend(&v.i32, &v.ni, n) }
+
+// lend hands out the next of arrays (the first *used are in use), zeroed and of length n,
+// growing it or adding one when needed.
+func lend[T any](arrays *[][]T, used *int, n int) []T {
+	if *used == len(*arrays) {
+		*arrays = append(*arrays, nil)
 	}
-	b := v.i32[v.ni]
+	b := (*arrays)[*used]
 	if cap(b) < n {
-		b = make([]int32, n)
+		b = make([]T, n)
 	} else {
 		b = b[:n]
 		clear(b)
 	}
-	v.i32[v.ni] = b
-	v.ni++
+	(*arrays)[*used] = b
+	*used++
 	return b
 }
 
