@@ -37,7 +37,7 @@ func Sentences(s string) []string {
 	}
 	inFence := false
 	for _, raw := range strings.Split(s, "\n") {
-		line := strings.Join(strings.Fields(raw), " ")
+		line := foldSpace(raw)
 		switch {
 		case reFence.MatchString(raw):
 			inFence = !inFence
@@ -72,6 +72,24 @@ var (
 	reOneLineBlock = regexp.MustCompile(`^(#{1,6}(\s|$)|\|)`)
 )
 
+// foldSpace is strings.Join(strings.Fields(s), " "): white space trimmed and each run of it
+// one space. A line of ASCII with single spaces between words is returned as it is.
+func foldSpace(s string) string {
+	plain := s == "" || s[0] != ' ' && s[len(s)-1] != ' '
+	for i := 0; plain && i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf, c == '\t', c == '\n', c == '\v', c == '\f', c == '\r':
+			plain = false
+		case c == ' ' && s[i+1] == ' ':
+			plain = false
+		}
+	}
+	if plain {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
 // continues reports whether next is a hard-wrapped continuation of prev.
 func continues(prev, next string) bool {
 	last, _ := utf8.DecodeLastRuneInString(prev)
@@ -95,53 +113,85 @@ func lastField(s string) string {
 
 // splitProse appends the sentences of one prose block (white space already folded) to out.
 func splitProse(out []string, s string) []string {
-	rs := []rune(s)
+	if !utf8.ValidString(s) {
+		s = string([]rune(s)) // each invalid byte a U+FFFD, as a rune-by-rune reading has it
+	}
 	start := 0
 	inCode := false
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == '`' {
 			inCode = !inCode
+			i += size
 			continue
 		}
 		if inCode {
+			i += size
 			continue
 		}
-		if strings.ContainsRune("。！？", r) {
-			out = appendSentence(out, rs[start:i+1])
-			start = i + 1
+		if r == '。' || r == '！' || r == '？' {
+			out = appendSentence(out, s[start:i+size])
+			start = i + size
+			i = start
 			continue
 		}
-		if !strings.ContainsRune(".!?…", r) {
+		if !isSentenceEnd(r) {
+			i += size
 			continue
 		}
-		end := i + 1
-		for end < len(rs) && strings.ContainsRune(".!?…", rs[end]) {
-			end++
+		end := i + size
+		for end < len(s) {
+			e, n := utf8.DecodeRuneInString(s[end:])
+			if !isSentenceEnd(e) {
+				break
+			}
+			end += n
 		}
-		for end < len(rs) && strings.ContainsRune("\"'”’)]»*_", rs[end]) {
-			end++
+		for end < len(s) {
+			c, n := utf8.DecodeRuneInString(s[end:])
+			if !closesSentence(c) {
+				break
+			}
+			end += n
 		}
-		if end < len(rs) && rs[end] != ' ' {
-			i = end - 1
+		if end < len(s) && s[end] != ' ' {
+			i = end
 			continue
 		}
 		next := end
-		for next < len(rs) && rs[next] == ' ' {
+		for next < len(s) && s[next] == ' ' {
 			next++
 		}
-		if next < len(rs) && !startsSentence(rs[next]) {
-			i = end - 1
+		var nr rune
+		if next < len(s) {
+			nr, _ = utf8.DecodeRuneInString(s[next:])
+			if !startsSentence(nr) {
+				i = end
+				continue
+			}
+		}
+		if r == '.' && end == i+1 && next < len(s) && notAnEnd(s[start:i], nr) {
+			i += size
 			continue
 		}
-		if r == '.' && end == i+1 && next < len(rs) && notAnEnd(rs[start:i], rs[next]) {
-			continue
-		}
-		out = appendSentence(out, rs[start:end])
+		out = appendSentence(out, s[start:end])
 		start = end
-		i = end - 1
+		i = end
 	}
-	return appendSentence(out, rs[start:])
+	return appendSentence(out, s[start:])
+}
+
+// isSentenceEnd reports the marks a sentence ends with: . ! ? …
+func isSentenceEnd(r rune) bool { return r == '.' || r == '!' || r == '?' || r == '…' }
+
+// closesSentence reports what may follow a sentence's end mark and still belong to it: a closing
+// quote, bracket or emphasis.
+func closesSentence(r rune) bool {
+	switch r {
+	case '"', '\'', '”', '’', ')', ']', '»', '*', '_':
+		return true
+	}
+	return false
 }
 
 func startsSentence(r rune) bool {
@@ -162,12 +212,12 @@ func init() {
 
 // notAnEnd reports whether the dot after before is part of an abbreviation, an initial, dotted
 // letters ("U.S"), a list number at the start of the block or "No." before a number.
-func notAnEnd(before []rune, next rune) bool {
+func notAnEnd(before string, next rune) bool {
 	j := len(before)
 	for j > 0 && before[j-1] != ' ' && before[j-1] != '(' {
 		j--
 	}
-	word := strings.ToLower(string(before[j:]))
+	word := strings.ToLower(before[j:])
 	switch {
 	case word == "":
 		return false
@@ -194,8 +244,8 @@ func notAnEnd(before []rune, next rune) bool {
 	return true
 }
 
-func appendSentence(out []string, rs []rune) []string {
-	if s := strings.TrimSpace(string(rs)); s != "" {
+func appendSentence(out []string, sentence string) []string {
+	if s := strings.TrimSpace(sentence); s != "" {
 		out = append(out, s)
 	}
 	return out

@@ -1,11 +1,15 @@
 package text
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/sated-dev/sated/internal/testenv"
 )
 
 var sentenceTests = []struct {
@@ -97,4 +101,98 @@ func BenchmarkSentences(b *testing.B) {
 	for b.Loop() {
 		Sentences(text)
 	}
+}
+
+// foldSpace is strings.Join(strings.Fields(s), " ") for any line: the Go docs' and made-up ones.
+func TestFoldSpace(t *testing.T) {
+	lines := []string{"", " ", "a", "a b", "a  b", " a", "a ", "a\tb", "a\u00a0b", "a\u3000b", "a\u0085b", "é b", "a b\r", "\x1cab"}
+	raw, err := os.ReadFile(filepath.Join(testenv.GoDocDir(t), "go_spec.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines = append(lines, strings.Split(string(raw), "\n")...)
+	for _, l := range lines {
+		if got, want := foldSpace(l), strings.Join(strings.Fields(l), " "); got != want {
+			t.Errorf("foldSpace(%q) = %q, want %q", l, got, want)
+		}
+	}
+}
+
+// splitProse reads bytes, not a slice of runes: on every paragraph of the Go docs, and on
+// made-up ones with abbreviations, CJK marks, code spans and invalid UTF-8, it splits as the
+// rune-by-rune reading it replaced (splitProseRunes, kept here) did.
+func TestSplitProseAsRuneByRune(t *testing.T) {
+	paras := []string{"", "One. Two.", "e.g. this. And U.S. that. 1. Install it. No. 5 is here.", "它是。好的！真的？ Yes.",
+		"Use `a. B` here. Then… more?! \"Quoted.\" Next (paren.) Last", "bad \xff byte. Next \xc3 one. End.", "x.Close() and main.go. Done."}
+	for _, name := range []string{"go_mem.html", "go_spec.html", "godebug.md", "asm.html"} {
+		raw, err := os.ReadFile(filepath.Join(testenv.GoDocDir(t), name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range strings.Split(string(raw), "\n\n") {
+			paras = append(paras, foldSpace(p))
+		}
+	}
+	for _, p := range paras {
+		got, want := splitProse(nil, p), splitProseRunes(nil, p)
+		if strings.Join(got, "\x00") != strings.Join(want, "\x00") {
+			t.Errorf("splitProse(%q) = %q, rune by rune %q", p, got, want)
+		}
+	}
+}
+
+func splitProseRunes(out []string, s string) []string {
+	rs := []rune(s)
+	add := func(out []string, rs []rune) []string {
+		if s := strings.TrimSpace(string(rs)); s != "" {
+			out = append(out, s)
+		}
+		return out
+	}
+	start := 0
+	inCode := false
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		if r == '`' {
+			inCode = !inCode
+			continue
+		}
+		if inCode {
+			continue
+		}
+		if strings.ContainsRune("。！？", r) {
+			out = add(out, rs[start:i+1])
+			start = i + 1
+			continue
+		}
+		if !strings.ContainsRune(".!?…", r) {
+			continue
+		}
+		end := i + 1
+		for end < len(rs) && strings.ContainsRune(".!?…", rs[end]) {
+			end++
+		}
+		for end < len(rs) && strings.ContainsRune("\"'”’)]»*_", rs[end]) {
+			end++
+		}
+		if end < len(rs) && rs[end] != ' ' {
+			i = end - 1
+			continue
+		}
+		next := end
+		for next < len(rs) && rs[next] == ' ' {
+			next++
+		}
+		if next < len(rs) && !startsSentence(rs[next]) {
+			i = end - 1
+			continue
+		}
+		if r == '.' && end == i+1 && next < len(rs) && notAnEnd(string(rs[start:i]), rs[next]) {
+			continue
+		}
+		out = add(out, rs[start:end])
+		start = end
+		i = end - 1
+	}
+	return add(out, rs[start:])
 }
