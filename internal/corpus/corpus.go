@@ -84,6 +84,11 @@ type Index struct {
 	vocabOnce sync.Once // the vocabulary table is created on first use
 	vocabErr  error
 	vocab     vocabMemo // term counts read this generation (termCounts)
+
+	// passageStmt reads one passage (Passage), prepared on first use: the answer reads every
+	// passage of a run's evidence once a round, and preparing the statement was half of a read
+	passageOnce sync.Once
+	passageStmt *sql.Stmt
 }
 
 var (
@@ -270,7 +275,12 @@ func openSQLite(path string) (*sql.DB, error) {
 }
 
 // Close releases the database.
-func (x *Index) Close() error { return x.db.Close() }
+func (x *Index) Close() error {
+	if x.passageStmt != nil {
+		x.passageStmt.Close()
+	}
+	return x.db.Close()
+}
 
 // Name implements search.Provider.
 func (x *Index) Name() string { return "corpus" }
@@ -345,6 +355,10 @@ func (x *Index) Document(ctx context.Context, id string) (Document, error) {
 // passageColumns reads a Passage joined with its page (d) in scanPassage's order.
 const passageColumns = `d.id, d.url, p.title, p.path, p.anchor, p.text, p.ordinal`
 
+// passageQuery reads the passage of a page (by its id) and ordinal.
+const passageQuery = `SELECT ` + passageColumns + `
+		FROM docs d JOIN passages p ON p.page = d.rowid WHERE d.id = ? AND p.ordinal = ?`
+
 func scanPassage(row interface{ Scan(...any) error }) (Passage, error) {
 	var p Passage
 	var url string
@@ -369,8 +383,17 @@ func (x *Index) Passage(ctx context.Context, id string) (Passage, error) {
 	if !ok {
 		return Passage{}, fmt.Errorf("corpus %s: passage %q: not a passage id: %w", x.path, id, ErrNotFound)
 	}
-	p, err := scanPassage(x.db.QueryRowContext(ctx, `SELECT `+passageColumns+`
-		FROM docs d JOIN passages p ON p.page = d.rowid WHERE d.id = ? AND p.ordinal = ?`, page, ordinal))
+	x.passageOnce.Do(func() {
+		// a statement that fails to prepare is prepared again by each read below
+		x.passageStmt, _ = x.db.PrepareContext(context.WithoutCancel(ctx), passageQuery)
+	})
+	var row *sql.Row
+	if x.passageStmt != nil {
+		row = x.passageStmt.QueryRowContext(ctx, page, ordinal)
+	} else {
+		row = x.db.QueryRowContext(ctx, passageQuery, page, ordinal)
+	}
+	p, err := scanPassage(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Passage{}, fmt.Errorf("corpus %s: passage %q: %w", x.path, id, ErrNotFound)
 	}
