@@ -18,9 +18,8 @@ var lexicon = struct {
 	sync.Mutex
 	ids   map[string]int32
 	words []string
-	ident []bool           // isIdentifier of each word
-	keys  map[string]int32 // sentences regardless of case and punctuation (parsed.key)
-}{ids: map[string]int32{}, keys: map[string]int32{}}
+	ident []bool // isIdentifier of each word
+}{ids: map[string]int32{}}
 
 // maxLexicon bounds the lexicon (a documentation corpus has a few hundred thousand stems; web
 // pages add more over time; a million stems weigh about 80 MB); when it is full, the next
