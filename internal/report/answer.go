@@ -216,11 +216,10 @@ func Answer(in AnswerInput) AnswerOutput {
 	titleIDs := localize(v, cands, titles)
 	idf := sentenceIDF(cands, v)
 	scale := topicScale(in.Topical, idf, v)
-	for l, in := range idf.in {
-		if in {
-			idf.w[l] *= scale.local[l]
-		}
+	for l := range idf.w {
+		idf.w[l] *= scale.local[l]
 	}
+	missing := missingWeight(idf)
 	// the evidence may spell as one word what the question spells as two ("auto-incrementing",
 	// "AUTOINCREMENT"): the joined word joins the question's terms
 	spelling := newEvidenceSpelling(cands, v, append([]string{in.Question}, aspects...))
@@ -239,13 +238,13 @@ func Answer(in AnswerInput) AnswerOutput {
 		as[j] = newAsked(v, at)
 	}
 	ix := newSourceIndex(cands, in.Sources, titleIDs, v)
-	scoreCandidates(cands, in.Sources, ix, q, as, idf, v, in.Terms, in.Prior, scale)
+	scoreCandidates(cands, in.Sources, ix, q, as, idf, missing, v, in.Terms, in.Prior, scale)
 	weighAdjacency(cands, in.Sources, aspects, idf, v, scale)
 	gistScores(cands, ix, v, q, in.Prior)
-	labels := sourceLabels(in.Sources, ix.title, q, idf)
+	labels := sourceLabels(in.Sources, ix.title, q, idf, missing, v)
 	picked := selectPassages(cands, labels, len(aspects), budget)
 	body, order, quotes := renderAnswer(aspects, in.Sources, cands, picked, labels)
-	return AnswerOutput{Body: body, Order: order, Quotes: quotes, Coverage: coverage(aspects, as, cands, picked, idf)}
+	return AnswerOutput{Body: body, Order: order, Quotes: quotes, Coverage: coverage(aspects, as, cands, picked, idf, missing, v)}
 }
 
 // asked is terms the question asks about, as written and by the answer's local numbers (-1
@@ -637,25 +636,24 @@ func sentenceIDF(cands []candidate, v *callVocab) idfTable {
 		}
 	}
 	n := float64(len(cands))
-	idf := idfTable{w: v.floats(size), in: make([]bool, size)}
+	idf := idfTable{w: v.floats(size)}
 	for t, d := range df {
 		if d > 0 {
-			idf.w[t], idf.in[t] = math.Log(1+n/float64(d)), true
+			idf.w[t] = math.Log(1 + n/float64(d))
 		}
 	}
 	return idf
 }
 
-// idfTable is a weight per term of the answer (by local number); in marks the terms evidence
-// sentences hold, the others weighing nothing.
+// idfTable is a weight per term of the answer (by local number): above 0 for the terms evidence
+// sentences hold, 0 for the others.
 type idfTable struct {
-	w  []float64
-	in []bool
+	w []float64
 }
 
 // of is term l's weight, 0 and false for a term no sentence holds (or l -1).
 func (t idfTable) of(l int32) (float64, bool) {
-	if l < 0 || !t.in[l] {
+	if l < 0 || t.w[l] == 0 {
 		return 0, false
 	}
 	return t.w[l], true
@@ -678,9 +676,9 @@ func weightOf(terms []int32, idf idfTable, missing float64) float64 {
 // missingWeight is the weight of a term no evidence sentence holds.
 func missingWeight(idf idfTable) float64 {
 	sum, n := 0.0, 0
-	for t, in := range idf.in {
-		if in {
-			sum += idf.w[t]
+	for _, w := range idf.w {
+		if w > 0 {
+			sum += w
 			n++
 		}
 	}
@@ -690,15 +688,15 @@ func missingWeight(idf idfTable) float64 {
 	return 0.5 * sum / float64(n)
 }
 
-// matchWeight is the share of want's idf mass that have contains.
-func matchWeight(want []int32, have func(int32) bool, idf idfTable, missing float64) float64 {
-	total := weightOf(want, idf, missing)
+// matchShare is the share of total (want's idf mass, weightOf) that the terms of want marked
+// stamp in mark (by local number) hold.
+func matchShare(want []int32, total float64, mark []int32, stamp int32, idf idfTable) float64 {
 	if total == 0 {
 		return 0
 	}
 	got := 0.0
 	for _, t := range want {
-		if t >= 0 && have(t) {
+		if t >= 0 && mark[t] == stamp {
 			w, _ := idf.of(t)
 			got += w
 		}
@@ -710,8 +708,7 @@ func matchWeight(want []int32, have func(int32) bool, idf idfTable, missing floa
 // among all sources (BM25), and how much of the aspect and the question it names itself. A
 // sentence of a strong passage counts even when it repeats none of the question's words: facts
 // ("The default is 1000 pages.") seldom do.
-func scoreCandidates(cands []candidate, sources []research.Source, ix sourceIndex, q asked, as []asked, idf idfTable, v *callVocab, extra []string, prior []float64, scale termScale) {
-	missing := missingWeight(idf)
+func scoreCandidates(cands []candidate, sources []research.Source, ix sourceIndex, q asked, as []asked, idf idfTable, missing float64, v *callVocab, extra []string, prior []float64, scale termScale) {
 	passage := passageScores(ix, v, q, as, newAsked(v, text.Terms(strings.Join(extra, " "))), scale)
 	top := maxOrZero(prior)
 	for i := range passage {
@@ -739,7 +736,7 @@ func scoreCandidates(cands []candidate, sources []research.Source, ix sourceInde
 		}
 	}
 	// a passage under a heading that names the aspect usually answers it, whatever its body
-	heading := headingScores(sources, ix.title, as, idf, missing)
+	heading := headingScores(sources, ix.title, as, idf, missing, v)
 	for i := range passage {
 		for j := range passage[i] {
 			passage[i][j] = (1-weightHeading)*passage[i][j] + weightHeading*heading[i][j]
@@ -770,20 +767,6 @@ func scoreCandidates(cands []candidate, sources []research.Source, ix sourceInde
 	// a candidate's terms are marked with its number + 1, so that its set answers membership
 	// at once
 	mark := v.ints(v.size())
-	// matchWeight's total, once per list of terms
-	share := func(want []int32, total float64, k int32) float64 {
-		if total == 0 {
-			return 0
-		}
-		got := 0.0
-		for _, t := range want {
-			if t >= 0 && mark[t] == k {
-				w, _ := idf.of(t)
-				got += w
-			}
-		}
-		return got / total
-	}
 	qTotal := weightOf(q.ids, idf, missing)
 	aTotal := make([]float64, len(as))
 	for j, at := range as {
@@ -795,10 +778,10 @@ func scoreCandidates(cands []candidate, sources []research.Source, ix sourceInde
 		for _, t := range c.loc {
 			mark[t] = int32(k + 1)
 		}
-		qw := share(q.ids, qTotal, int32(k+1))
+		qw := matchShare(q.ids, qTotal, mark, int32(k+1), idf)
 		c.rel = rels[k*len(as) : (k+1)*len(as) : (k+1)*len(as)]
 		for j, at := range as {
-			s := share(at.ids, aTotal[j], int32(k+1))
+			s := matchShare(at.ids, aTotal[j], mark, int32(k+1), idf)
 			// earlier sentences of a passage state its point; later ones detail it
 			position := 1 / (1 + 0.03*float64(c.idx))
 			c.rel[j] = c.quality * (weightSentence*s + weightQuestion*qw + weightPassage*passage[c.src][j]*position)
@@ -812,7 +795,7 @@ func scoreCandidates(cands []candidate, sources []research.Source, ix sourceInde
 type sourceIndex struct {
 	body   [][]termCount // by local number, first seen first
 	title  [][]int32     // by local number, with repeats
-	tf     [][]termCount // body and title, the title boosted
+	tf     [][]termCount // body and title, the title boosted: the body's terms first, in its order
 	length []float64
 	df     []int32 // by local number
 	avg    float64
@@ -1008,8 +991,8 @@ func topicScale(topical func([]string) map[string]bool, idf idfTable, v *callVoc
 	}
 	words, ident := v.words()
 	var terms []string
-	for l, in := range idf.in {
-		if in {
+	for l, w := range idf.w {
+		if w > 0 {
 			terms = append(terms, words[l])
 		}
 	}
@@ -1020,8 +1003,8 @@ func topicScale(topical func([]string) map[string]bool, idf idfTable, v *callVoc
 	if len(titled) == 0 {
 		return one
 	}
-	for l, in := range idf.in {
-		if in && !titled[words[l]] && !ident[l] {
+	for l, w := range idf.w {
+		if w > 0 && !titled[words[l]] && !ident[l] {
 			local[l] = untitledWeight
 		}
 	}
@@ -1582,15 +1565,13 @@ func isASCIIPunct(c byte) bool {
 func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // coverage is, per aspect, the share of its term weight the picked quotes contain.
-func coverage(aspects []string, as []asked, cands []candidate, picked []int, idf idfTable) []AspectCoverage {
-	missing := missingWeight(idf)
-	have := make([]bool, len(idf.w))
+func coverage(aspects []string, as []asked, cands []candidate, picked []int, idf idfTable, missing float64, v *callVocab) []AspectCoverage {
+	have := v.ints(len(idf.w)) // 1 for the terms the picked quotes hold
 	for _, p := range picked {
 		for _, t := range cands[p].loc {
-			have[t] = true
+			have[t] = 1
 		}
 	}
-	in := func(t int32) bool { return have[t] }
 	out := make([]AspectCoverage, len(aspects))
 	for j, a := range aspects {
 		n := 0
@@ -1599,7 +1580,8 @@ func coverage(aspects []string, as []asked, cands []candidate, picked []int, idf
 				n++
 			}
 		}
-		out[j] = AspectCoverage{Aspect: a, Findings: n, Coverage: math.Round(100*matchWeight(as[j].ids, in, idf, missing)) / 100}
+		share := matchShare(as[j].ids, weightOf(as[j].ids, idf, missing), have, 1, idf)
+		out[j] = AspectCoverage{Aspect: a, Findings: n, Coverage: math.Round(100*share) / 100}
 	}
 	return out
 }
@@ -1609,35 +1591,37 @@ func coverage(aspects []string, as []asked, cands []candidate, picked []int, idf
 // compound title word names the terms it contains ("Autoincrement" names "auto" and
 // "increment"), since documentation titles often spell as one word what a question spells as
 // two.
-func headingScores(sources []research.Source, titles [][]int32, as []asked, idf idfTable, missing float64) [][]float64 {
+func headingScores(sources []research.Source, titles [][]int32, as []asked, idf idfTable, missing float64, v *callVocab) [][]float64 {
+	total := make([]float64, len(as))
+	for j, at := range as {
+		total[j] = weightOf(at.ids, idf, missing)
+	}
+	// the terms a title names are marked with the (source, aspect) pair's stamp
+	named := v.ints(len(idf.w))
+	stamp := int32(0)
 	out := make([][]float64, len(sources))
 	for i, s := range sources {
 		words := titleOf(s.Title).words
 		out[i] = make([]float64, len(as))
 		for j, at := range as {
-			named := make([]bool, len(at.ids))
+			stamp++
 			for k, t := range at.terms {
-				if slices.Contains(titles[i], at.ids[k]) && at.ids[k] >= 0 {
-					named[k] = true
+				id := at.ids[k]
+				if id < 0 {
+					continue // no source holds it: naming it weighs nothing
+				}
+				if slices.Contains(titles[i], id) {
+					named[id] = stamp
 					continue
 				}
 				for _, w := range words {
 					if len(t) >= minCompoundPart && len(w) > len(t) && strings.Contains(w, t) {
-						named[k] = true
+						named[id] = stamp
 						break
 					}
 				}
 			}
-			// a term named by a compound title word is named wherever the aspect repeats it
-			have := func(t int32) bool {
-				for k, x := range at.ids {
-					if x == t && named[k] {
-						return true
-					}
-				}
-				return false
-			}
-			out[i][j] = matchWeight(at.ids, have, idf, missing)
+			out[i][j] = matchShare(at.ids, total[j], named, stamp, idf)
 		}
 	}
 	return out
@@ -1687,30 +1671,22 @@ func centroidCosines(ix sourceIndex, v *callVocab, q asked, prior []float64) []f
 			idf[t] = math.Log(1 + float64(n)/float64(d))
 		}
 	}
-	count := v.floats(size)
+	// a source's vector counts its body's terms and its title's once each: its tf with the
+	// title's boost taken off
 	vec := make([][]termWeight, n)
-	var seen []int32
 	total := 0
 	for _, tf := range ix.tf {
-		total += len(tf) // the body's and the title's terms, as the vectors'
+		total += len(tf)
 	}
 	backing := v.weightArray(total)
-	for i := range vec {
-		seen = seen[:0]
-		for _, tc := range ix.body[i] {
-			seen = append(seen, tc.t)
-			count[tc.t] = float64(tc.f)
-		}
-		for _, t := range ix.title[i] {
-			if count[t] == 0 {
-				seen = append(seen, t)
-			}
-			count[t]++
-		}
+	for i, tf := range ix.tf {
 		start := len(backing)
-		for _, t := range seen {
-			backing = append(backing, termWeight{t, count[t]})
-			count[t] = 0
+		for k, tc := range tf {
+			body := 0.0
+			if k < len(ix.body[i]) {
+				body = float64(ix.body[i][k].f)
+			}
+			backing = append(backing, termWeight{tc.t, body + (float64(tc.f)-body)/titleBoost})
 		}
 		vec[i] = backing[start:len(backing):len(backing)]
 	}
@@ -1838,7 +1814,7 @@ type labelling struct {
 // sourceLabels is, per source, the parts of its title that may introduce its quotes in the
 // findings, never a part most pages' titles share (commonTitlePart) while the title has
 // others, and whether the title names at least minLabelHeading of the question's term weight.
-func sourceLabels(sources []research.Source, titles [][]int32, q asked, idf idfTable) labelling {
+func sourceLabels(sources []research.Source, titles [][]int32, q asked, idf idfTable, missing float64, v *callVocab) labelling {
 	out := make([][]string, len(sources))
 	from := make([]bool, len(sources))
 	// a part's pages: a page's title heads all its sections, a site's name all its pages
@@ -1858,7 +1834,7 @@ func sourceLabels(sources []research.Source, titles [][]int32, q asked, idf idfT
 		}
 	}
 	common := max(3, int(commonTitlePart*float64(len(allPages))))
-	named := headingScores(sources, titles, []asked{q}, idf, missingWeight(idf))
+	named := headingScores(sources, titles, []asked{q}, idf, missing, v)
 	for i, parts := range out {
 		from[i] = named[i][0] >= minLabelHeading
 		if len(parts) > 1 {

@@ -245,7 +245,7 @@ func TestTopicScale(t *testing.T) {
 	idf := idfTable{}
 	for w, x := range weights {
 		v.add(intern([]string{w})[0])
-		idf.w, idf.in = append(idf.w, x), append(idf.in, true)
+		idf.w = append(idf.w, x)
 	}
 	titled := func([]string) map[string]bool { return map[string]bool{"backup": true} }
 	none := func([]string) map[string]bool { return nil }

@@ -107,11 +107,11 @@ func TestHeadingScoresNameAspectsAndCompounds(t *testing.T) {
 	for _, g := range intern(terms) {
 		v.add(g)
 	}
-	idf := idfTable{w: make([]float64, v.size()), in: make([]bool, v.size())}
+	idf := idfTable{w: make([]float64, v.size())}
 	for _, l := range v.localOf(terms) {
-		idf.w[l], idf.in[l] = 1, true
+		idf.w[l] = 1
 	}
-	got := headingScores(sources, titles, []asked{newAsked(v, terms)}, idf, 1)
+	got := headingScores(sources, titles, []asked{newAsked(v, terms)}, idf, 1, v)
 	if got[0][0] != 0 || got[1][0] <= 0.5 {
 		t.Fatalf("heading scores %v: want the Autoincrement section to name most of the aspect, the release notes none", got)
 	}
