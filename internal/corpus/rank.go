@@ -60,17 +60,19 @@ func (x *Index) termStats(ctx context.Context, terms []string) (df []int, n int,
 	}
 	n, avgLen = s.n, s.avgLen
 	s.mu.Unlock()
-	counts, missing := x.vocab.recall(v, matchCounts, terms)
-	fresh := make(map[string]int, len(missing))
-	for _, t := range missing {
-		var d int
-		if err := x.db.QueryRowContext(ctx, `SELECT count(*) FROM passages_fts WHERE passages_fts MATCH ?`, matchQuery([]string{t.(string)})).Scan(&d); err != nil {
-			return nil, 0, 0, err
+	counts, err := x.vocab.count(v, matchCounts, terms, func(missing []any, into map[string]int) error {
+		for _, t := range missing {
+			var d int
+			if err := x.db.QueryRowContext(ctx, `SELECT count(*) FROM passages_fts WHERE passages_fts MATCH ?`, matchQuery([]string{t.(string)})).Scan(&d); err != nil {
+				return err
+			}
+			into[t.(string)] = d
 		}
-		fresh[t.(string)] = d
-		counts[t.(string)] = d
+		return nil
+	})
+	if err != nil {
+		return nil, 0, 0, err
 	}
-	x.vocab.remember(v, matchCounts, fresh)
 	for _, t := range terms {
 		df = append(df, counts[t])
 	}

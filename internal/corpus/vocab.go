@@ -55,22 +55,17 @@ func (x *Index) termCounts(ctx context.Context, what, query string, stems []stri
 	if err != nil {
 		return nil, err
 	}
-	counts, missing := x.vocab.recall(v, what, stems)
-	fresh := make(map[string]int, len(missing))
-	for _, s := range missing {
-		fresh[s.(string)] = 0
-	}
-	for len(missing) > 0 {
-		batch := missing[:min(termBatch, len(missing))]
-		missing = missing[len(batch):]
-		q := fmt.Sprintf(query, strings.TrimSuffix(strings.Repeat("?,", len(batch)), ","))
-		if err := x.countRows(ctx, q, batch, fresh); err != nil {
-			return nil, fmt.Errorf("corpus %s: %s: %w", x.path, what, err)
+	return x.vocab.count(v, what, stems, func(missing []any, into map[string]int) error {
+		for len(missing) > 0 {
+			batch := missing[:min(termBatch, len(missing))]
+			missing = missing[len(batch):]
+			q := fmt.Sprintf(query, strings.TrimSuffix(strings.Repeat("?,", len(batch)), ","))
+			if err := x.countRows(ctx, q, batch, into); err != nil {
+				return fmt.Errorf("corpus %s: %s: %w", x.path, what, err)
+			}
 		}
-	}
-	maps.Copy(counts, fresh)
-	x.vocab.remember(v, what, fresh)
-	return counts, nil
+		return nil
+	})
 }
 
 // maxVocabMemo bounds the counts remembered over all kinds; when full the memo starts over.
@@ -103,6 +98,23 @@ func (m *vocabMemo) recall(v, kind string, stems []string) (map[string]int, []an
 		counts[s] = n
 	}
 	return counts, missing
+}
+
+// count is the count of kind of each distinct stem ("" left out) in generation v: remembered
+// ones from the memo, the others counted by count (which sets the counts of the stems it is
+// given; one it leaves out counts 0) and remembered.
+func (m *vocabMemo) count(v, kind string, stems []string, count func(missing []any, into map[string]int) error) (map[string]int, error) {
+	counts, missing := m.recall(v, kind, stems)
+	fresh := make(map[string]int, len(missing))
+	for _, s := range missing {
+		fresh[s.(string)] = 0
+	}
+	if err := count(missing, fresh); err != nil {
+		return nil, err
+	}
+	maps.Copy(counts, fresh)
+	m.remember(v, kind, fresh)
+	return counts, nil
 }
 
 // forget empties the memo.

@@ -21,11 +21,10 @@ func clearParsedCache() {
 	parsedCache.Unlock()
 }
 
-// The parsed-sentence cache is a memo: the findings written from cached sentences are the
-// findings written from a cold parse, for any question, also when answers run concurrently,
-// and the question's own choices (boilerplate it asks about, its qualified names written bare)
-// are made per question, not frozen by whichever question parsed the text first.
-func TestAnswerIsTheSameFromTheParsedCache(t *testing.T) {
+// memoQuestions ask about a passage the corpus merged sections into, a qualified name the
+// evidence writes bare, boilerplate one question asks about, and a repeated sentence: what the
+// answer's memos (parsed sentences, the lexicon, titles) must not freeze for a question.
+func memoQuestions() []AnswerInput {
 	sources := []research.Source{
 		{N: 1, Result: search.Result{Title: "Cookies", Provider: "corpus", DocID: "d1"}, Text: "Session cookies expire when the browser closes. A cookie with Max-Age set persists until that many seconds pass.\n\n## Once\n\nThe Once type runs a function exactly once. once.Do(f) calls f only the first time it is called."},
 		{N: 2, Result: search.Result{Title: "sync"}, Text: "Package sync provides basic synchronization primitives such as mutual exclusion locks. Other than the Once and WaitGroup types, most are intended for use by low-level library routines.\n\nAccept all cookies to continue reading this page today."},
@@ -36,6 +35,26 @@ func TestAnswerIsTheSameFromTheParsedCache(t *testing.T) {
 		{Question: "When do cookies expire, and which cookies persist?", Aspects: []string{"When do cookies expire", "which cookies persist"}, Sources: sources},
 		{Question: "What synchronization primitives does package sync provide?", Sources: sources, Budget: 200},
 	}
+	return questions
+}
+
+// answerAll writes n answers concurrently, the k-th to questions[k%len(questions)].
+func answerAll(questions []AnswerInput, n int) []AnswerOutput {
+	var wg sync.WaitGroup
+	got := make([]AnswerOutput, n)
+	for k := range got {
+		wg.Go(func() { got[k] = Answer(questions[k%len(questions)]) })
+	}
+	wg.Wait()
+	return got
+}
+
+// The parsed-sentence cache is a memo: the findings written from cached sentences are the
+// findings written from a cold parse, for any question, also when answers run concurrently,
+// and the question's own choices (boilerplate it asks about, its qualified names written bare)
+// are made per question, not frozen by whichever question parsed the text first.
+func TestAnswerIsTheSameFromTheParsedCache(t *testing.T) {
+	questions := memoQuestions()
 	cold := make([]AnswerOutput, len(questions))
 	for i, in := range questions {
 		clearParsedCache()
@@ -57,13 +76,7 @@ func TestAnswerIsTheSameFromTheParsedCache(t *testing.T) {
 			t.Errorf("question %d from the cache:\n%s\nwant:\n%s", i, got.Body, cold[i].Body)
 		}
 	}
-	var wg sync.WaitGroup
-	got := make([]AnswerOutput, 4*len(questions))
-	for k := range got {
-		wg.Go(func() { got[k] = Answer(questions[k%len(questions)]) })
-	}
-	wg.Wait()
-	for k, a := range got {
+	for k, a := range answerAll(questions, 4*len(questions)) {
 		if !reflect.DeepEqual(a, cold[k%len(questions)]) {
 			t.Errorf("concurrent answer %d differs:\n%s", k, a.Body)
 		}
@@ -74,16 +87,7 @@ func TestAnswerIsTheSameFromTheParsedCache(t *testing.T) {
 // numbers, never while an answer holds numbers from before: answers written across restarts,
 // concurrently, are the answers written without any.
 func TestAnswerIsTheSameAcrossLexiconRestarts(t *testing.T) {
-	sources := []research.Source{
-		{N: 1, Result: search.Result{Title: "Locks — Mutex", Provider: "corpus", DocID: "d1"}, Text: "A Mutex is a mutual exclusion lock. The zero value for a Mutex is an unlocked mutex.\n\n## Once\n\nThe Once type runs a function exactly once."},
-		{N: 2, Result: search.Result{Title: "Channels — Close"}, Text: "Closing a channel records that no more values will be sent on it. A receive from a closed channel returns the zero value at once."},
-		{N: 3, Result: search.Result{Title: "Memory model"}, Text: "A send on a channel is synchronized before the completion of the corresponding receive from that channel."},
-	}
-	questions := []AnswerInput{
-		{Question: "How do I lock a mutex, and what does its zero value mean?", Sources: sources},
-		{Question: "What happens when a channel is closed?", Aspects: []string{"What happens when a channel is closed", "what does a receive return"}, Sources: sources},
-		{Question: "How does sync.Once run a function once?", Sources: sources, Budget: 300},
-	}
+	questions := memoQuestions()
 	want := make([]AnswerOutput, len(questions))
 	for i, in := range questions {
 		want[i] = Answer(in)
@@ -91,12 +95,7 @@ func TestAnswerIsTheSameAcrossLexiconRestarts(t *testing.T) {
 	defer func(n int) { maxLexicon = n }(maxLexicon)
 	maxLexicon = 1 // every answer finds the lexicon full
 	before := lexiconRestarts
-	var wg sync.WaitGroup
-	got := make([]AnswerOutput, 8*len(questions))
-	for k := range got {
-		wg.Go(func() { got[k] = Answer(questions[k%len(questions)]) })
-	}
-	wg.Wait()
+	got := answerAll(questions, 8*len(questions))
 	if lexiconRestarts == before {
 		t.Fatal("the lexicon never started over")
 	}
