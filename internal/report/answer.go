@@ -812,9 +812,6 @@ func newSourceIndex(cands []candidate, sources []research.Source, titles [][]int
 	for _, c := range cands {
 		total += len(c.loc)
 	}
-	for _, t := range titles {
-		total += len(t)
-	}
 	// every source's body, then every source's tf, each in one array (a source's body holds
 	// at most its sentences' terms, its tf at most its body's and its title's)
 	backing := v.countArray(0, total)
