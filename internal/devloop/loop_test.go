@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"sort"
@@ -128,6 +129,13 @@ func TestLoop(t *testing.T) {
 		nc := 0
 		var bins [3][3]float64 // per difficulty (difficulty): questions, report, bm25
 		var evk [5]float64
+		// the first screen: the facts in the report's and the baseline's first HEAD characters
+		// (default 2,000), what an asker reading only the top sees
+		head := 2000
+		if s := os.Getenv("HEAD"); s != "" {
+			fmt.Sscan(s, &head)
+		}
+		var heads [4]float64 // first HEAD characters (report, bm25), first source holds a fact (report, bm25)
 		var fw [6]float64
 		defer func() {
 			if os.Getenv("FW") != "" {
@@ -261,6 +269,25 @@ func TestLoop(t *testing.T) {
 				ur, _, _ := eval.FactRecall(ans.Body+"\n"+baseline, q.Gold)
 				t.Logf("UNION %s %d %d %d %d", q.ID, rr, br, ur, tot)
 			}
+			hr, _, _ := eval.FactRecall(ans.Body[:min(head, len(ans.Body))], q.Gold)
+			hb, _, _ := eval.FactRecall(baseline[:min(head, len(baseline))], q.Gold)
+			if q1 := ans.Quotes[1]; len(q1) > 0 {
+				n1, _, _ := eval.FactRecall(strings.Join(q1, "\n"), q.Gold)
+				if n1 > 0 {
+					heads[2]++
+				}
+			}
+			if len(bsrcs) > 0 {
+				n1, _, _ := eval.FactRecall(bsrcs[0].Title+"\n"+bsrcs[0].Text, q.Gold)
+				if n1 > 0 {
+					heads[3]++
+				}
+			}
+			if os.Getenv("FIRST") != "" {
+				t.Logf("FIRST %s report %d bm25 %d", q.ID, firstFact(ans.Body, q.Gold), firstFact(baseline, q.Gold))
+			}
+			heads[0] += eval.Recall(hr, tot)
+			heads[1] += eval.Recall(hb, tot)
 			vals := [5]float64{eval.Recall(rr, tot), eval.Recall(er, tot), eval.Recall(br, tot), float64(len(prev)), eval.Recall(b40r, tot)}
 			for i := range sums {
 				sums[i] += vals[i]
@@ -330,6 +357,7 @@ func TestLoop(t *testing.T) {
 		t.Logf("%s: report %.3f evidence %.3f bm25 %.3f ratio %.2f searches %.1f bm25@40-evidence %.3f | simple report %.3f evidence %.3f bm25 %.3f | complex report %.3f evidence %.3f bm25 %.3f",
 			set.name, sums[0]/n, sums[1]/n, sums[2]/n, sums[0]/sums[2], sums[3]/n, sums[4]/n,
 			(sums[0]-csum[0])/ns, (sums[1]-csum[1])/ns, (sums[2]-csum[2])/ns, csum[0]/fc, csum[1]/fc, csum[2]/fc)
+		t.Logf("%s: first %d characters: report %.3f bm25 %.3f; first source quotes a fact: report %.3f bm25 %.3f", set.name, head, heads[0]/n, heads[1]/n, heads[2]/n, heads[3]/n)
 		t.Logf("%s: %d cited sources, %d of them release notes (%d holding a gold fact)", set.name, cited[0], cited[1], cited[2])
 		for d, name := range []string{"finds nothing", "finds under 0.4", "finds 0.4 or more"} {
 			if b := bins[d]; b[0] > 0 {
@@ -722,4 +750,22 @@ func expandNeighbours(ctx context.Context, x *corpus.Index, rs []search.Result, 
 		}
 	}
 	return out
+}
+
+// firstFact is where the first gold fact starts in s (spaces collapsed), -1 if none is there.
+func firstFact(s string, gold []eval.Fact) int {
+	s = strings.Join(strings.Fields(s), " ")
+	first := -1
+	for _, f := range gold {
+		for _, p := range f.Patterns {
+			re, err := regexp.Compile("(?i)" + p)
+			if err != nil {
+				continue
+			}
+			if loc := re.FindStringIndex(s); loc != nil && (first < 0 || loc[0] < first) {
+				first = loc[0]
+			}
+		}
+	}
+	return first
 }
