@@ -227,7 +227,7 @@ func Findings(markdown string) string {
 }
 
 // reportSections are the sections a report writes after its findings (internal/report).
-var reportSections = []string{"Coverage", "Saturation curve", "Run details", "Notes", "Prior knowledge", "Sources"}
+var reportSections = []string{"Coverage", "Prior knowledge", "Sources", "Plan", "Saturation curve", "Run details", "Notes"}
 
 // Recall is recalled/total as a fraction; 0 when there is no gold.
 func Recall(recalled, total int) float64 {

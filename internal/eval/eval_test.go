@@ -64,6 +64,10 @@ func TestFindingsSection(t *testing.T) {
 	if got := Findings(quoted); got != "## 6.1. Automerge\nThe default value is 4." {
 		t.Errorf("a heading inside the findings ends them: %q", got)
 	}
+	// the report writes its plan after the findings and sources: it is no part of them
+	if got := Findings("# Q\n\n## Findings\n\n- a fact [1]\n\n## Plan\n\n- GOGC defaults to 100\n"); got != "- a fact [1]" {
+		t.Errorf("the plan after the findings joins them: %q", got)
+	}
 	if got := Findings("no sections"); got != "no sections" {
 		t.Errorf("Findings without a section = %q", got)
 	}

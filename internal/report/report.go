@@ -67,9 +67,6 @@ func Markdown(d Data) string {
 		w("_%s_\n\n", meta)
 	}
 
-	w("## Plan\n\n")
-	writePlan(&b, d.Plan)
-
 	w("## Findings\n\n")
 	body := d.Body
 	if d.Extractive && strings.TrimSpace(body) == "" {
@@ -79,12 +76,71 @@ func Markdown(d Data) string {
 	for _, s := range d.Sources {
 		valid[s.N] = true
 	}
-	body, removed := SanitizeCitations(strings.TrimSpace(body), func(n int) bool { return valid[n] })
+	cited := map[int]bool{}
+	body, removed := SanitizeCitations(strings.TrimSpace(body), func(n int) bool {
+		cited[n] = cited[n] || valid[n]
+		return valid[n]
+	})
 	if body == "" {
 		body = "_No findings were written._"
 	}
 	w("%s\n\n", body)
 	writeCoverage(&b, d.Coverage)
+
+	if len(d.PriorKnowledge) > 0 {
+		w("## Prior knowledge\n\n")
+		w("_Remembered from earlier research runs, not from this run's sources; not re-checked._\n\n")
+		for _, p := range d.PriorKnowledge {
+			w("- %s", escapeInline(oneLine(p.Fact)))
+			if len(p.Sources) > 0 {
+				w(" (originally from: %s)", strings.Join(p.Sources, ", "))
+			}
+			b.WriteByte('\n')
+		}
+		b.WriteByte('\n')
+	}
+
+	w("## Sources\n\n")
+	if len(d.Sources) == 0 {
+		w("_No sources._\n")
+	}
+	shared := map[string]int{} // sources per title and URL: passages of one long section
+	for _, s := range d.Sources {
+		shared[sourceTitle(s)+" "+s.URL]++
+	}
+	// the sources the findings cite, then those read but not quoted (an extractive answer
+	// numbers the cited ones first; a model's body may cite any), each list by number
+	readOnly := 0
+	for _, s := range d.Sources {
+		if !cited[s.N] {
+			readOnly++
+		}
+	}
+	for _, quoted := range []bool{true, false} {
+		if !quoted && readOnly > 0 && readOnly < len(d.Sources) {
+			w("\nRead, not quoted in the findings:\n\n")
+		}
+		for _, s := range d.Sources {
+			if cited[s.N] != quoted {
+				continue
+			}
+			title := sourceTitle(s)
+			if part := passagePart(s); shared[title+" "+s.URL] > 1 && part != "" {
+				title += " (" + part + ")" // else two entries read as one source listed twice
+			}
+			w("- [%d] %s — %s", s.N, escapeInline(title), s.URL)
+			if s.Enriched {
+				w(" (enriched: full page read)")
+			}
+			b.WriteByte('\n')
+		}
+	}
+	b.WriteByte('\n')
+
+	// how the findings were researched, for whoever audits them: the plan, the rounds and
+	// the run's details
+	w("## Plan\n\n")
+	writePlan(&b, d.Plan)
 
 	w("## Saturation curve\n\n")
 	if d.SVGFile != "" {
@@ -115,39 +171,7 @@ func Markdown(d Data) string {
 		b.WriteByte('\n')
 	}
 
-	if len(d.PriorKnowledge) > 0 {
-		w("## Prior knowledge\n\n")
-		w("_Remembered from earlier research runs, not from this run's sources; not re-checked._\n\n")
-		for _, p := range d.PriorKnowledge {
-			w("- %s", escapeInline(oneLine(p.Fact)))
-			if len(p.Sources) > 0 {
-				w(" (originally from: %s)", strings.Join(p.Sources, ", "))
-			}
-			b.WriteByte('\n')
-		}
-		b.WriteByte('\n')
-	}
-
-	w("## Sources\n\n")
-	if len(d.Sources) == 0 {
-		w("_No sources._\n")
-	}
-	shared := map[string]int{} // sources per title and URL: passages of one long section
-	for _, s := range d.Sources {
-		shared[sourceTitle(s)+" "+s.URL]++
-	}
-	for _, s := range d.Sources {
-		title := sourceTitle(s)
-		if part := passagePart(s); shared[title+" "+s.URL] > 1 && part != "" {
-			title += " (" + part + ")" // else two entries read as one source listed twice
-		}
-		w("- [%d] %s — %s", s.N, escapeInline(title), s.URL)
-		if s.Enriched {
-			w(" (enriched: full page read)")
-		}
-		b.WriteByte('\n')
-	}
-	return b.String()
+	return strings.TrimRight(b.String(), "\n") + "\n"
 }
 
 // writeEnrichment lists the enrichment decisions under the run details: pages read in full,
@@ -227,7 +251,7 @@ func writePlan(b *strings.Builder, p *research.Plan) {
 		{"Search queries", p.SearchQueries},
 		{"Known facts", p.KnownFacts},
 		{"Knowledge gaps", p.KnowledgeGaps},
-		{"Subtasks", p.Subtasks},
+		{"Subtasks", notSearches(p.Subtasks, p.SearchQueries)},
 	} {
 		if len(sec.items) == 0 {
 			continue
@@ -238,6 +262,18 @@ func writePlan(b *strings.Builder, p *research.Plan) {
 		}
 		b.WriteByte('\n')
 	}
+}
+
+// notSearches are the subtasks that say more than "search: " one of the plan's queries (the
+// deterministic planner's subtasks all do: listed again they would repeat the queries).
+func notSearches(subtasks, queries []string) []string {
+	var out []string
+	for _, t := range subtasks {
+		if q, ok := strings.CutPrefix(t, "search: "); !ok || !slices.Contains(queries, q) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // methodMeaning says in a few words what each novelty method's score measures.

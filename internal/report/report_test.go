@@ -81,13 +81,43 @@ func TestMarkdownHasEverySection(t *testing.T) {
 	}
 	assert.NotContains(t, md, "[9]")
 	assert.NotContains(t, md, ExtractiveNotice)
-	// Sections come in reading order.
+	// Sections come in reading order: the answer first, with what it cites, then how it was
+	// researched.
 	last := -1
-	for _, h := range []string{"## Plan", "## Findings", "## Saturation curve", "## Run details", "## Notes", "## Prior knowledge", "## Sources"} {
+	for _, h := range []string{"## Findings", "## Prior knowledge", "## Sources", "## Plan", "## Saturation curve", "## Run details", "## Notes"} {
 		i := strings.Index(md, h)
 		assert.Greater(t, i, last, h)
 		last = i
 	}
+}
+
+// The sources the findings cite are listed apart from those read but not quoted, each list in
+// number order; with every source cited (or none) the list is not split.
+func TestMarkdownSeparatesCitedSources(t *testing.T) {
+	d := sampleData()
+	d.Sources = append(d.Sources, research.Source{N: 3, Result: search.Result{URL: "https://c.example", Title: "Unquoted"}})
+	d.Body = "Gates stop [3]. Both agree [1]."
+	md := Markdown(d)
+	sources := md[strings.Index(md, "## Sources"):strings.Index(md, "## Plan")]
+	assert.Equal(t, "## Sources\n\n- [1] Gate \\[paper\\] — https://a.example (enriched: full page read)\n- [3] Unquoted — https://c.example\n"+
+		"\nRead, not quoted in the findings:\n\n- [2] b.example — https://b.example/p\n\n", sources)
+	d.Body = "Nothing cited, and a [9] that is no source."
+	md = Markdown(d)
+	assert.NotContains(t, md, "Read, not quoted")
+	assert.Contains(t, md, "- [1] Gate \\[paper\\] — https://a.example (enriched: full page read)\n- [2] b.example — https://b.example/p\n- [3] Unquoted")
+}
+
+// A deterministic plan's subtasks only say "search: " each of its queries: the plan lists them
+// once. Other subtasks stay.
+func TestPlanListsSearchSubtasksOnce(t *testing.T) {
+	d := sampleData()
+	d.Plan.SearchQueries = []string{"gate search", "novelty"}
+	d.Plan.Subtasks = []string{"search: gate search", "search: novelty", "search: something else", "compare gates"}
+	md := Markdown(d)
+	assert.Contains(t, md, "**Subtasks**\n\n- search: something else\n- compare gates\n")
+	assert.NotContains(t, md, "- search: gate search")
+	d.Plan.Subtasks = d.Plan.Subtasks[:2]
+	assert.NotContains(t, Markdown(d), "**Subtasks**")
 }
 
 func TestMarkdownExtractiveAndEmpty(t *testing.T) {
