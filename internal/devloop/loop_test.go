@@ -83,7 +83,8 @@ func evidenceOf(ctx context.Context, x *corpus.Index, rs []search.Result) []rese
 // the report, the baseline and the two together hold; SCORE=learning gates on the learning
 // novelty instead of the default answer gate's share of the findings; QFILE=path reads the questions from a
 // file of your own, over the corpus of SET; DUMP=path appends per question a JSON line of each
-// round's answer-gate and learning scores and the report and evidence recall after 1..5 rounds,
+// round's answer-gate and learning scores, the report and evidence recall after 1..5 rounds and
+// how many new results each round found,
 // to simulate other gates offline). Each set also reports its questions
 // binned by how much the baseline finds (difficulty), and saturation's figures expected over every
 // epsilon draw beside the one draw starter eval makes. The corpora are indexed once into /tmp.
@@ -214,7 +215,7 @@ func TestLoop(t *testing.T) {
 					rep, ev := answerAt(k)
 					reps, evs = append(reps, rep), append(evs, ev)
 				}
-				rec, _ := json.Marshal(map[string]any{"set": set.name, "id": q.ID, "answer": scores, "learning": learning, "report": reps, "evidence": evs, "seed": eval.Seed(q.ID)})
+				rec, _ := json.Marshal(map[string]any{"set": set.name, "id": q.ID, "answer": scores, "learning": learning, "report": reps, "evidence": evs, "seed": eval.Seed(q.ID), "fresh": freshCounts(fresh)})
 				f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 				if err != nil {
 					t.Fatal(err)
@@ -768,4 +769,13 @@ func firstFact(s string, gold []eval.Fact) int {
 		}
 	}
 	return first
+}
+
+// freshCounts is how many results each round found that no round before it had.
+func freshCounts(fresh [][]search.Result) []int {
+	out := make([]int, len(fresh))
+	for i, f := range fresh {
+		out[i] = len(f)
+	}
+	return out
 }
