@@ -441,6 +441,9 @@ type htmlText struct {
 	// first text (<li><p>) runs on from the marker, so the item reads "- the number of added
 	// lines;", not a lone "-" and a paragraph after it
 	afterMarker bool
+	// admonitions is how many admonition boxes (a note, tip or warning) the walk is inside:
+	// their headings are labels, not sections
+	admonitions int
 }
 
 func (w *htmlText) result(title string) extracted {
@@ -571,7 +574,17 @@ func (w *htmlText) walk(n *html.Node, pre bool) {
 		} else if n.DataAtom == atom.A && attr(n, "name") != "" {
 			w.pending = append(w.pending, attr(n, "name"))
 		}
-		if level, ok := headingLevel[n.DataAtom]; ok && !pre {
+		if isAdmonition(n) {
+			w.admonitions++
+			defer func() { w.admonitions-- }()
+		}
+		// an admonition's heading ("Note", "Tip", "Warning") labels its box: read as a section
+		// heading it took the place of the section's own for the rest of the section (DocBook's
+		// <div class="note"><h3 class="title">Note</h3>, PostgreSQL's manual: the wait-event
+		// tables under "28.2.3. pg_stat_activity" were passages headed "Note"). It is a
+		// paragraph of its own instead
+		_, isHeading := headingLevel[n.DataAtom]
+		if level, ok := headingLevel[n.DataAtom]; ok && !pre && w.admonitions == 0 {
 			w.level = level
 			w.heading(n, level)
 			return
@@ -580,7 +593,7 @@ func (w *htmlText) walk(n *html.Node, pre bool) {
 			w.heading(n, min(6, max(w.level, 1)+1))
 			return
 		}
-		block := blocks[n.DataAtom]
+		block := blocks[n.DataAtom] || isHeading && !pre && w.admonitions > 0
 		// a table row is one paragraph: the paragraphs inside its cells ("<td><p>DEBUG</p>",
 		// "<td><p>Detailed information...</p>") run on, so no cell reads as the next row's
 		inCell := w.cells > 0 && n.DataAtom != atom.Pre && n.DataAtom != atom.Table && n.DataAtom != atom.Tr && !pre
@@ -636,6 +649,15 @@ func (w *htmlText) walk(n *html.Node, pre bool) {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		w.walk(c, pre)
 	}
+}
+
+// admonitionClass names the boxes of asides to the text: DocBook's note, tip, warning, caution
+// and important, Sphinx's and others' admonition and callout.
+var admonitionClass = regexp.MustCompile(`(?i)(^|\s)(note|tip|warning|caution|important|admonition|callout)($|\s)`)
+
+// isAdmonition reports an element that boxes an aside to the text (a note, tip or warning).
+func isAdmonition(n *html.Node) bool {
+	return (n.DataAtom == atom.Div || n.DataAtom == atom.Section || n.DataAtom == atom.Blockquote) && admonitionClass.MatchString(attr(n, "class"))
 }
 
 // isHiddenHeading reports SQLite's heading for a search index and a table of contents, hidden

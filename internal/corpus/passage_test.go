@@ -454,3 +454,31 @@ func htmlParagraphs(t *testing.T, page, name string) []string {
 	}
 	return out
 }
+
+// A note, tip or warning box's heading labels the box: the text after the box stays in the
+// section the box sits in, under that section's heading and anchor (PostgreSQL's manual headed
+// the wait-event tables of "28.2.3. pg_stat_activity" "Note", with an anchor the page lacks).
+func TestExtractHTMLReadsAnAdmonitionHeadingAsText(t *testing.T) {
+	page := `<html><head><title>28.2. The Cumulative Statistics System</title></head><body>
+<div class="sect2" id="MONITORING-PG-STAT-ACTIVITY-VIEW"><h3 class="title">28.2.3. pg_stat_activity</h3>
+<p>The pg_stat_activity view will have one row per server process.</p>
+<div class="note"><h3 class="title">Note</h3><p>The wait_event and state columns are independent.</p></div>
+<div class="table" id="WAIT-EVENT-IO-TABLE"><p>DataFileRead Waiting for a read from a relation data file.</p></div>
+<div class="warning"><h4>Warning</h4><p>Do not rely on it.</p></div>
+</div>
+<div class="sect2" id="MONITORING-PG-STAT-REPLICATION-VIEW"><h3 class="title">28.2.4. pg_stat_replication</h3>
+<p>One row per WAL sender process.</p></div>
+<aside class="admonition tip"><h2>Tip</h2><p>An aside is chrome in the main content.</p></aside>
+</body></html>`
+	e, err := extract([]byte(page), FormatHTML, "monitoring-stats.html")
+	require.NoError(t, err)
+	var got []string
+	for _, s := range e.sections {
+		got = append(got, fmt.Sprintf("%d %s #%s", s.level, s.heading, s.anchor))
+	}
+	require.Equal(t, []string{"3 28.2.3. pg_stat_activity #MONITORING-PG-STAT-ACTIVITY-VIEW", "3 28.2.4. pg_stat_replication #MONITORING-PG-STAT-REPLICATION-VIEW"}, got)
+	first := e.sections[0].text
+	require.Contains(t, first, "Note\n\nThe wait_event and state columns are independent.")
+	require.Contains(t, first, "DataFileRead Waiting for a read from a relation data file.")
+	require.Contains(t, first, "Warning\n\nDo not rely on it.")
+}
