@@ -441,9 +441,9 @@ type htmlText struct {
 	// first text (<li><p>) runs on from the marker, so the item reads "- the number of added
 	// lines;", not a lone "-" and a paragraph after it
 	afterMarker bool
-	// admonitions is how many admonition boxes (a note, tip or warning) the walk is inside:
-	// their headings are labels, not sections
-	admonitions int
+	// admonitions and examples are how many admonition boxes (a note, tip or warning) and
+	// example boxes the walk is inside: their headings are labels, not sections (boxLabel)
+	admonitions, examples int
 }
 
 func (w *htmlText) result(title string) extracted {
@@ -499,9 +499,9 @@ func (w *htmlText) heading(n *html.Node, level int) {
 		anchor = w.pending[0] // an enclosing <section id> or a preceding <a name>
 	}
 	w.pending = w.pending[:0]
-	if anchor == "" {
-		anchor = slug(text)
-	}
+	// a heading without an id of its own or before it has no anchor: a slug of its text
+	// (Markdown's way) is no fragment of an HTML page, so a link to it would open the page's
+	// top (SQLite's manual: 1,027 of 3,265 passages; Apache's "Example" boxes)
 	w.endSection()
 	w.cur = section{level: level, heading: text, anchor: anchor}
 }
@@ -574,9 +574,13 @@ func (w *htmlText) walk(n *html.Node, pre bool) {
 		} else if n.DataAtom == atom.A && attr(n, "name") != "" {
 			w.pending = append(w.pending, attr(n, "name"))
 		}
-		if isAdmonition(n) {
+		switch boxOf(n) {
+		case admonitionBox:
 			w.admonitions++
 			defer func() { w.admonitions-- }()
+		case exampleBox:
+			w.examples++
+			defer func() { w.examples-- }()
 		}
 		// an admonition's heading ("Note", "Tip", "Warning") labels its box: read as a section
 		// heading it took the place of the section's own for the rest of the section (DocBook's
@@ -584,7 +588,8 @@ func (w *htmlText) walk(n *html.Node, pre bool) {
 		// tables under "28.2.3. pg_stat_activity" were passages headed "Note"). It is a
 		// paragraph of its own instead
 		_, isHeading := headingLevel[n.DataAtom]
-		if level, ok := headingLevel[n.DataAtom]; ok && !pre && w.admonitions == 0 {
+		isHeading = isHeading && w.boxLabel(n)
+		if level, ok := headingLevel[n.DataAtom]; ok && !pre && !isHeading {
 			w.level = level
 			w.heading(n, level)
 			return
@@ -593,7 +598,7 @@ func (w *htmlText) walk(n *html.Node, pre bool) {
 			w.heading(n, min(6, max(w.level, 1)+1))
 			return
 		}
-		block := blocks[n.DataAtom] || isHeading && !pre && w.admonitions > 0
+		block := blocks[n.DataAtom] || isHeading && !pre
 		// a table row is one paragraph: the paragraphs inside its cells ("<td><p>DEBUG</p>",
 		// "<td><p>Detailed information...</p>") run on, so no cell reads as the next row's
 		inCell := w.cells > 0 && n.DataAtom != atom.Pre && n.DataAtom != atom.Table && n.DataAtom != atom.Tr && !pre
@@ -652,12 +657,48 @@ func (w *htmlText) walk(n *html.Node, pre bool) {
 }
 
 // admonitionClass names the boxes of asides to the text: DocBook's note, tip, warning, caution
-// and important, Sphinx's and others' admonition and callout.
-var admonitionClass = regexp.MustCompile(`(?i)(^|\s)(note|tip|warning|caution|important|admonition|callout)($|\s)`)
+// and important, Sphinx's and others' admonition and callout; exampleClass Apache's example
+// boxes, whose heading is a label only when short ("Example", "Examples"), since other sites
+// name whole example sections so.
+var (
+	admonitionClass = regexp.MustCompile(`(?i)(^|\s)(note|tip|warning|caution|important|admonition|callout)($|\s)`)
+	exampleClass    = regexp.MustCompile(`(?i)(^|\s)example($|\s)`)
+)
 
-// isAdmonition reports an element that boxes an aside to the text (a note, tip or warning).
-func isAdmonition(n *html.Node) bool {
-	return (n.DataAtom == atom.Div || n.DataAtom == atom.Section || n.DataAtom == atom.Blockquote) && admonitionClass.MatchString(attr(n, "class"))
+// box is what kind of aside an element boxes: none, an admonition or an example.
+type box int
+
+const (
+	noBox box = iota
+	admonitionBox
+	exampleBox
+)
+
+func boxOf(n *html.Node) box {
+	if n.DataAtom != atom.Div && n.DataAtom != atom.Section && n.DataAtom != atom.Blockquote {
+		return noBox
+	}
+	switch class := attr(n, "class"); {
+	case admonitionClass.MatchString(class):
+		return admonitionBox
+	case exampleClass.MatchString(class):
+		return exampleBox
+	}
+	return noBox
+}
+
+// boxLabel reports a heading that labels the box the walk is in instead of opening a section:
+// any heading of an admonition ("Note", "Warning: Cross-site scripting (XSS) safety"), an
+// example box's of at most two words.
+func (w *htmlText) boxLabel(n *html.Node) bool {
+	switch {
+	case w.admonitions > 0:
+		return true
+	case w.examples > 0:
+		text, _ := headingText(n)
+		return len(strings.Fields(text)) <= 2
+	}
+	return false
 }
 
 // isHiddenHeading reports SQLite's heading for a search index and a table of contents, hidden

@@ -77,8 +77,8 @@ func splitPassages(title string, secs []section) []passage {
 		if len(paras) == 0 {
 			continue // a heading with nothing under it lives on in its children's paths
 		}
-		if s.anchor != "" {
-			lastID = s.anchor
+		if s.anchor != "" || s.level > 0 {
+			lastID = s.anchor // a heading without an anchor: no earlier section's anchor either
 		}
 		if cur != nil && curWords < minPassageWords && s.level > 0 {
 			// too small to stand alone: the section joins it, heading and all

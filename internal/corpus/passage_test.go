@@ -234,7 +234,9 @@ func TestDocumentAndPassageByPassageID(t *testing.T) {
 	for _, p := range ps {
 		got = append(got, fmt.Sprintf("%d %s %s", p.Ordinal, p.Anchor, strings.Fields(p.Text)[0]))
 	}
-	require.Equal(t, []string{"0 guide opening", "1 tuning pacer", "2 limits memlimit"}, got, "in page order; a slug where a heading has no id")
+	require.Equal(t, []string{"0  opening", "1 tuning pacer", "2  memlimit"}, got,
+		"in page order; no anchor where the page has no id (a slug of the heading is no fragment of the page)")
+	require.Equal(t, pageURL, ps[2].URL, "a passage under a heading without an id links to its page, not to the section before it")
 
 	for _, id := range []string{PassageID(pageID, 9), "nope:0", "nope"} {
 		_, err := x.Document(ctx, id)
@@ -455,19 +457,26 @@ func htmlParagraphs(t *testing.T, page, name string) []string {
 	return out
 }
 
-// A note, tip or warning box's heading labels the box: the text after the box stays in the
-// section the box sits in, under that section's heading and anchor (PostgreSQL's manual headed
-// the wait-event tables of "28.2.3. pg_stat_activity" "Note", with an anchor the page lacks).
+// A note, tip, warning or example box's short heading labels the box: the text after the box
+// stays in the section the box sits in, under that section's heading and anchor (PostgreSQL's
+// manual headed the wait-event tables of "28.2.3. pg_stat_activity" "Note", with an anchor the
+// page lacks; Apache's put a directive's text after its example under "Example"). A longer
+// heading in an example box still heads a section.
 func TestExtractHTMLReadsAnAdmonitionHeadingAsText(t *testing.T) {
 	page := `<html><head><title>28.2. The Cumulative Statistics System</title></head><body>
 <div class="sect2" id="MONITORING-PG-STAT-ACTIVITY-VIEW"><h3 class="title">28.2.3. pg_stat_activity</h3>
 <p>The pg_stat_activity view will have one row per server process.</p>
 <div class="note"><h3 class="title">Note</h3><p>The wait_event and state columns are independent.</p></div>
+<div class="warning"><h3 class="title">Warning: Cross-site scripting (XSS) safety</h3><p>Escape the output.</p></div>
 <div class="table" id="WAIT-EVENT-IO-TABLE"><p>DataFileRead Waiting for a read from a relation data file.</p></div>
 <div class="warning"><h4>Warning</h4><p>Do not rely on it.</p></div>
 </div>
 <div class="sect2" id="MONITORING-PG-STAT-REPLICATION-VIEW"><h3 class="title">28.2.4. pg_stat_replication</h3>
 <p>One row per WAL sender process.</p></div>
+<div class="directive-section"><h2 id="ProxyRemote">ProxyRemote Directive</h2>
+<div class="example"><h3>Example</h3><pre>ProxyRemote "*" "http://firewall.example.com:81"</pre></div>
+<p>In the last example, the proxy will forward FTP requests.</p>
+<div class="example"><h3 id="box">How the example proxy chain forwards requests</h3><p>A box's long heading heads a section.</p></div></div>
 <aside class="admonition tip"><h2>Tip</h2><p>An aside is chrome in the main content.</p></aside>
 </body></html>`
 	e, err := extract([]byte(page), FormatHTML, "monitoring-stats.html")
@@ -476,9 +485,13 @@ func TestExtractHTMLReadsAnAdmonitionHeadingAsText(t *testing.T) {
 	for _, s := range e.sections {
 		got = append(got, fmt.Sprintf("%d %s #%s", s.level, s.heading, s.anchor))
 	}
-	require.Equal(t, []string{"3 28.2.3. pg_stat_activity #MONITORING-PG-STAT-ACTIVITY-VIEW", "3 28.2.4. pg_stat_replication #MONITORING-PG-STAT-REPLICATION-VIEW"}, got)
+	require.Equal(t, []string{"3 28.2.3. pg_stat_activity #MONITORING-PG-STAT-ACTIVITY-VIEW", "3 28.2.4. pg_stat_replication #MONITORING-PG-STAT-REPLICATION-VIEW",
+		"2 ProxyRemote Directive #ProxyRemote", "3 How the example proxy chain forwards requests #box"}, got)
+	require.Contains(t, e.sections[2].text, "Example\n\n")
+	require.Contains(t, e.sections[2].text, "In the last example, the proxy will forward FTP requests.", "the directive's text after its example box stays under the directive")
 	first := e.sections[0].text
 	require.Contains(t, first, "Note\n\nThe wait_event and state columns are independent.")
+	require.Contains(t, first, "Warning: Cross-site scripting (XSS) safety\n\nEscape the output.", "an admonition's heading labels it, however long")
 	require.Contains(t, first, "DataFileRead Waiting for a read from a relation data file.")
 	require.Contains(t, first, "Warning\n\nDo not rely on it.")
 }
