@@ -501,7 +501,7 @@ func (w *htmlText) heading(n *html.Node, level int) {
 	w.pending = w.pending[:0]
 	// a heading without an id of its own or before it has no anchor: a slug of its text
 	// (Markdown's way) is no fragment of an HTML page, so a link to it would open the page's
-	// top (SQLite's manual: 1,027 of 3,265 passages; Apache's "Example" boxes)
+	// top (1,027 of SQLite's manual's 3,265 passages, 366 of Apache's had such anchors)
 	w.endSection()
 	w.cur = section{level: level, heading: text, anchor: anchor}
 }
@@ -586,10 +586,10 @@ func (w *htmlText) walk(n *html.Node, pre bool) {
 		// heading it took the place of the section's own for the rest of the section (DocBook's
 		// <div class="note"><h3 class="title">Note</h3>, PostgreSQL's manual: the wait-event
 		// tables under "28.2.3. pg_stat_activity" were passages headed "Note"). It is a
-		// paragraph of its own instead
-		_, isHeading := headingLevel[n.DataAtom]
-		isHeading = isHeading && w.boxLabel(n)
-		if level, ok := headingLevel[n.DataAtom]; ok && !pre && !isHeading {
+		// paragraph of its own instead; so is an example box's short one (boxLabel)
+		_, label := headingLevel[n.DataAtom]
+		label = label && w.boxLabel(n)
+		if level, ok := headingLevel[n.DataAtom]; ok && !pre && !label {
 			w.level = level
 			w.heading(n, level)
 			return
@@ -598,7 +598,7 @@ func (w *htmlText) walk(n *html.Node, pre bool) {
 			w.heading(n, min(6, max(w.level, 1)+1))
 			return
 		}
-		block := blocks[n.DataAtom] || isHeading && !pre
+		block := blocks[n.DataAtom] || label && !pre
 		// a table row is one paragraph: the paragraphs inside its cells ("<td><p>DEBUG</p>",
 		// "<td><p>Detailed information...</p>") run on, so no cell reads as the next row's
 		inCell := w.cells > 0 && n.DataAtom != atom.Pre && n.DataAtom != atom.Table && n.DataAtom != atom.Tr && !pre

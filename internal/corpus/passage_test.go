@@ -477,7 +477,6 @@ func TestExtractHTMLReadsAnAdmonitionHeadingAsText(t *testing.T) {
 <div class="example"><h3>Example</h3><pre>ProxyRemote "*" "http://firewall.example.com:81"</pre></div>
 <p>In the last example, the proxy will forward FTP requests.</p>
 <div class="example"><h3 id="box">How the example proxy chain forwards requests</h3><p>A box's long heading heads a section.</p></div></div>
-<aside class="admonition tip"><h2>Tip</h2><p>An aside is chrome in the main content.</p></aside>
 </body></html>`
 	e, err := extract([]byte(page), FormatHTML, "monitoring-stats.html")
 	require.NoError(t, err)
