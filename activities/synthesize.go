@@ -66,6 +66,27 @@ type SynthesizeOutput struct {
 	// first): the report's source i+1 is the input's SourceOrder[i].
 	SourceOrder []int                   `json:"source_order,omitempty"`
 	Coverage    []report.AspectCoverage `json:"coverage,omitempty"`
+	// Findings are the sentences the findings quote, per source by its number in the report
+	// (the evidence a model's report was written from): what the run established, for memory.
+	Findings []research.SourceFindings `json:"findings,omitempty"`
+}
+
+// findingsOf lists each source's quotes, in source order, without the inner headings the
+// answer puts before a section's quotes.
+func findingsOf(quotes map[int][]string, sources int) []research.SourceFindings {
+	var out []research.SourceFindings
+	for n := 1; n <= sources; n++ {
+		var qs []string
+		for _, q := range quotes[n] {
+			if !strings.HasPrefix(q, "### ") {
+				qs = append(qs, q)
+			}
+		}
+		if len(qs) > 0 {
+			out = append(out, research.SourceFindings{N: n, Quotes: qs})
+		}
+	}
+	return out
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -88,7 +109,8 @@ func (a *Activities) Synthesize(ctx context.Context, in SynthesizeInput) (Synthe
 	d.Sources = research.Renumber(d.Sources, answer.Order)
 	d.Enrichment = research.RenumberEnrichment(in.Enrichment, answer.Order)
 	d.Coverage = answer.Coverage
-	out := SynthesizeOutput{Extractive: true, SourceOrder: answer.Order, Coverage: answer.Coverage}
+	out := SynthesizeOutput{Extractive: true, SourceOrder: answer.Order, Coverage: answer.Coverage,
+		Findings: findingsOf(answer.Quotes, len(d.Sources))}
 	if in.UseModel && a.model != nil && a.model.Configured(llm.Producer) && len(d.Sources) > 0 {
 		if err := a.modelSynthesis(ctx, in, &d, answer.Quotes, &out); err != nil {
 			return SynthesizeOutput{}, err // let Temporal retry first

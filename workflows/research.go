@@ -272,7 +272,7 @@ func (r *run) synthesize(ctx workflow.Context, task string, p Plan, prior []rese
 
 	report := ResearchReport{
 		WorkflowID: in.WorkflowID, Question: r.req.Question, Task: task, Config: cfg, Seed: r.seed, Plan: p,
-		Rounds: r.progress.Rounds, StopReason: r.stopWhy, Sources: r.sources, Knowledge: r.knowledge,
+		Rounds: r.progress.Rounds, StopReason: r.stopWhy, Sources: r.sources, Knowledge: r.knowledge, Findings: out.Findings,
 		Markdown: out.Markdown, Extractive: out.Extractive, RemovedCitations: out.RemovedCitations,
 		Fallbacks: r.progress.Fallbacks, SearchCalls: r.calls, MarkdownPath: out.MarkdownPath,
 		JSONPath: out.JSONPath, SVGPath: out.SVGPath, Evidence: out.Evidence, Usage: r.usage, Notes: r.progress.Notes,
@@ -307,14 +307,17 @@ func (r *run) remember(ctx workflow.Context, task string, rep ResearchReport) {
 	if !r.caps.Memory || r.req.NoMemory || len(rep.Sources) == 0 {
 		return
 	}
-	var facts []activities.MemoryFactInput
-	for _, f := range knowledge.Bullets(rep.Knowledge) {
-		var urls []string
-		for _, i := range knowledge.Attribute(f, sourceTexts(rep.Sources), 3) {
-			urls = append(urls, rep.Sources[i].URL)
-		}
-		if len(urls) > 0 {
-			facts = append(facts, activities.MemoryFactInput{Fact: f, Sources: urls})
+	facts := findingFacts(rep)
+	if len(facts) == 0 {
+		// a synthesis recorded before findings were returned: the knowledge state's facts
+		for _, f := range knowledge.Bullets(rep.Knowledge) {
+			var urls []string
+			for _, i := range knowledge.Attribute(f, sourceTexts(rep.Sources), 3) {
+				urls = append(urls, rep.Sources[i].URL)
+			}
+			if len(urls) > 0 {
+				facts = append(facts, activities.MemoryFactInput{Fact: f, Sources: urls})
+			}
 		}
 	}
 	var out activities.MemoryRememberOutput
@@ -328,6 +331,29 @@ func (r *run) remember(ctx workflow.Context, task string, rep ResearchReport) {
 		msg += " (" + out.Note + ")"
 	}
 	r.note(msg)
+}
+
+// maxFactChars bounds a remembered fact: a source's title and the findings' quotes from it.
+const maxFactChars = 600
+
+// findingFacts are what the run established, for memory: per cited source, its title and the
+// sentences the findings quote from it. The knowledge state (every result's snippet, chosen
+// for covering words) held results the report never used, which later runs recalled as "prior
+// knowledge" about other questions.
+func findingFacts(rep ResearchReport) []activities.MemoryFactInput {
+	var out []activities.MemoryFactInput
+	for _, f := range rep.Findings {
+		if f.N < 1 || f.N > len(rep.Sources) {
+			continue
+		}
+		s := rep.Sources[f.N-1]
+		fact := strings.Join(f.Quotes, " ")
+		if title := strings.Join(strings.Fields(s.Title), " "); title != "" {
+			fact = title + ": " + fact
+		}
+		out = append(out, activities.MemoryFactInput{Fact: search.Truncate(fact, maxFactChars), Sources: []string{s.URL}})
+	}
+	return out
 }
 
 func sourceTexts(ss []Source) []string {

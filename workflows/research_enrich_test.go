@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
 
 	"github.com/sated-dev/sated/activities"
 	"github.com/sated-dev/sated/internal/config"
@@ -158,4 +160,46 @@ func TestMemorySkipsPagesItAlreadyHolds(t *testing.T) {
 		}
 	}
 	require.True(t, skipped, "the skip is recorded: %+v", rep.Enrichment)
+}
+
+// Memory keeps what the report established: per source the findings cite, its title and the
+// sentences they quote from it; a result the findings do not quote is not remembered, though
+// the knowledge state holds its snippet.
+func TestMemoryRemembersTheFindings(t *testing.T) {
+	store, err := memory.Open(context.Background(), memory.Options{Dir: t.TempDir(), Create: true})
+	require.NoError(t, err)
+	defer store.Close()
+	r1 := passages("a", "The garbage collector runs when the heap reaches a target size set by GOGC.",
+		"GOGC=100 means the heap may grow by 100% of the live heap before the next collection.")
+	r1 = append(r1, search.Result{URL: "https://example.org/unrelated", Title: "Release notes", Provider: "corpus", DocID: "z:0",
+		Snippet: "The tarball now ships with signed checksums for every archive."})
+	h := newResearchEnv(t, r1)
+	h.env = h.NewTestWorkflowEnvironment()
+	h.env.RegisterWorkflow(ResearchWorkflow)
+	h.env.RegisterActivity(activities.NewActivities(activities.Deps{
+		Providers: map[string]search.Provider{"corpus": h.provider}, ReportDir: t.TempDir(), MemoryQueue: "memory"}))
+	h.env.RegisterActivity(activities.NewMemoryActivities(store))
+	var remembered activities.MemoryRememberInput
+	h.env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, args converter.EncodedValues) {
+		if info.ActivityType.Name == "RememberRun" {
+			require.NoError(t, args.Get(&remembered))
+		}
+	})
+	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Strategy: config.StrategyFixed, FixedRounds: 1}})
+	require.NotEmpty(t, rep.Findings)
+	require.Contains(t, rep.Knowledge, "signed checksums", "the knowledge state holds every result's snippet")
+	require.Len(t, remembered.Facts, len(rep.Findings))
+	for i, f := range remembered.Facts {
+		src := rep.Sources[rep.Findings[i].N-1]
+		require.Equal(t, []string{src.URL}, f.Sources)
+		require.True(t, strings.HasPrefix(f.Fact, src.Title+": "), f.Fact)
+		for _, q := range rep.Findings[i].Quotes {
+			require.Contains(t, rep.Markdown, q, "a remembered sentence is one the findings quote")
+			require.Contains(t, f.Fact, q)
+		}
+		require.NotContains(t, f.Fact, "signed checksums")
+	}
+	hits, err := store.Search(context.Background(), "GOGC heap target", 5)
+	require.NoError(t, err)
+	require.NotEmpty(t, hits.Hits, "the facts are in the store")
 }

@@ -75,23 +75,25 @@ type Progress struct {
 
 // ResearchReport is the output of ResearchWorkflow.
 type ResearchReport struct {
-	WorkflowID       string          `json:"workflow_id"`
-	Question         string          `json:"question"`
-	Config           config.Research `json:"config"`
-	Seed             int64           `json:"seed"`
-	Plan             Plan            `json:"plan"`
-	Rounds           []RoundRecord   `json:"rounds"`
-	StopReason       string          `json:"stop_reason"`
-	Sources          []Source        `json:"sources"`
-	Knowledge        string          `json:"knowledge"`
-	Markdown         string          `json:"markdown"`
-	Extractive       bool            `json:"extractive"`
-	RemovedCitations int             `json:"removed_citations"`
-	Fallbacks        []string        `json:"fallbacks,omitempty"`
-	SearchCalls      int             `json:"search_calls"`
-	MarkdownPath     string          `json:"markdown_path"`
-	JSONPath         string          `json:"json_path"`
-	SVGPath          string          `json:"svg_path"`
+	WorkflowID string          `json:"workflow_id"`
+	Question   string          `json:"question"`
+	Config     config.Research `json:"config"`
+	Seed       int64           `json:"seed"`
+	Plan       Plan            `json:"plan"`
+	Rounds     []RoundRecord   `json:"rounds"`
+	StopReason string          `json:"stop_reason"`
+	Sources    []Source        `json:"sources"`
+	Knowledge  string          `json:"knowledge"`
+	// Findings are the findings' quotes per source (activities.SynthesizeOutput.Findings).
+	Findings         []research.SourceFindings `json:"findings,omitempty"`
+	Markdown         string                    `json:"markdown"`
+	Extractive       bool                      `json:"extractive"`
+	RemovedCitations int                       `json:"removed_citations"`
+	Fallbacks        []string                  `json:"fallbacks,omitempty"`
+	SearchCalls      int                       `json:"search_calls"`
+	MarkdownPath     string                    `json:"markdown_path"`
+	JSONPath         string                    `json:"json_path"`
+	SVGPath          string                    `json:"svg_path"`
 	// Evidence is the text the report was written from; filled only for eval runs.
 	Evidence string         `json:"evidence,omitempty"`
 	Usage    research.Usage `json:"usage"`

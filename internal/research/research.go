@@ -131,6 +131,13 @@ func RenumberEnrichment(recs []Enrichment, order []int) []Enrichment {
 	return out
 }
 
+// SourceFindings are the sentences a report's findings quote from one source, N numbering the
+// source as the report does.
+type SourceFindings struct {
+	N      int      `json:"n"`
+	Quotes []string `json:"quotes"`
+}
+
 // PriorFact is an observation recalled from memory, with the sources it came from then.
 type PriorFact struct {
 	Fact    string   `json:"fact"`
