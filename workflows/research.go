@@ -68,6 +68,10 @@ const searchAttributesChange = "search-attributes"
 // round scores the share of the findings its new passages would write).
 const answerGateChange = "answer-gate"
 
+// rememberFindingsChange names the change of what memory keeps: the findings' quotes per cited
+// source instead of the knowledge state's facts.
+const rememberFindingsChange = "remember-findings"
+
 // run is the state of one research run; the progress query reads it.
 type run struct {
 	req       ResearchRequest
@@ -307,9 +311,11 @@ func (r *run) remember(ctx workflow.Context, task string, rep ResearchReport) {
 	if !r.caps.Memory || r.req.NoMemory || len(rep.Sources) == 0 {
 		return
 	}
-	facts := findingFacts(rep)
-	if len(facts) == 0 {
-		// a synthesis recorded before findings were returned: the knowledge state's facts
+	var facts []activities.MemoryFactInput
+	if workflow.GetVersion(ctx, rememberFindingsChange, workflow.DefaultVersion, 1) >= 1 {
+		facts = findingFacts(rep) // none when the findings quote nothing: the run established nothing
+	} else {
+		// runs started before: the knowledge state's facts
 		for _, f := range knowledge.Bullets(rep.Knowledge) {
 			var urls []string
 			for _, i := range knowledge.Attribute(f, sourceTexts(rep.Sources), 3) {
