@@ -227,3 +227,10 @@ func exactShare(b *testing.B, x *Index) float64 {
 	}
 	return float64(kept) / float64(total)
 }
+
+// forget empties the memo, so that a benchmark reads every count from the index again.
+func (m *vocabMemo) forget() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.version, m.counts, m.size = "", nil, 0
+}

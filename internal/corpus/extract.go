@@ -587,9 +587,9 @@ func (w *htmlText) walk(n *html.Node, pre bool) {
 		// <div class="note"><h3 class="title">Note</h3>, PostgreSQL's manual: the wait-event
 		// tables under "28.2.3. pg_stat_activity" were passages headed "Note"). It is a
 		// paragraph of its own instead; so is an example box's short one (boxLabel)
-		_, label := headingLevel[n.DataAtom]
-		label = label && w.boxLabel(n)
-		if level, ok := headingLevel[n.DataAtom]; ok && !pre && !label {
+		level, isHeading := headingLevel[n.DataAtom]
+		label := isHeading && w.boxLabel(n)
+		if isHeading && !pre && !label {
 			w.level = level
 			w.heading(n, level)
 			return

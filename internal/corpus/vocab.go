@@ -117,13 +117,6 @@ func (m *vocabMemo) count(v, kind string, stems []string, count func(missing []a
 	return counts, nil
 }
 
-// forget empties the memo.
-func (m *vocabMemo) forget() {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.version, m.counts, m.size = "", nil, 0
-}
-
 // remember stores counts of kind read from generation v; counts of another generation than the
 // memo holds replace it.
 func (m *vocabMemo) remember(v, kind string, counts map[string]int) {
