@@ -36,7 +36,7 @@ const StrategyBM25 = "bm25"
 // by side in one eval.
 func strategyConfig(name string) (config.Research, error) {
 	if base, method, ok := strings.Cut(name, ":"); ok && base != StrategyBM25 {
-		// saturation:METHOD:N also sets the rounds always run before the gate (--min-rounds)
+		// saturation:METHOD:N also sets the rounds always kept (--min-rounds)
 		method, minRounds, withMin := strings.Cut(method, ":")
 		if method == "" {
 			return config.Research{}, fmt.Errorf("strategy %q: name a novelty method after the colon (saturation:learning)", name)
@@ -46,7 +46,7 @@ func strategyConfig(name string) (config.Research, error) {
 		if withMin {
 			n, convErr := strconv.Atoi(minRounds)
 			if convErr != nil || n < 1 || base != config.StrategySaturation {
-				return config.Research{}, fmt.Errorf("strategy %q: want saturation:METHOD:N with N the rounds always run before the gate, at least 1 (saturation:answer:1)", name)
+				return config.Research{}, fmt.Errorf("strategy %q: want saturation:METHOD:N with N the rounds always kept, at least 1 (saturation:answer:1)", name)
 			}
 			cfg.MinRounds = n
 		}
@@ -185,7 +185,7 @@ type evalPlan struct {
 func parseEval(args []string) (evalPlan, error) {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	strategies := fs.String("strategies", "bm25,fixed-2,fixed-5,saturation", "comma-separated strategies: saturation, fixed-N, bm25 (the plain-search baseline); saturation:METHOD picks the novelty method (saturation:answer), saturation:METHOD:N also the rounds always run before the gate (saturation:answer:1)")
+	strategies := fs.String("strategies", "bm25,fixed-2,fixed-5,saturation", "comma-separated strategies: saturation, fixed-N, bm25 (the plain-search baseline); saturation:METHOD picks the novelty method (saturation:answer), saturation:METHOD:N also the rounds always kept (saturation:answer:1)")
 	asJSON := fs.Bool("json", false, "print the summary and every run as one JSON document")
 	provider := fs.String("provider", config.DefaultProvider, "search provider")
 	parallel := fs.Int("parallel", 4, "runs in flight at once")

@@ -44,7 +44,7 @@ func newResearchFlags(name string) *researchFlags {
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&f.strategy, "strategy", config.StrategySaturation, "saturation (stop when results stop being new) or fixed")
 	fs.IntVar(&f.rounds, "rounds", config.DefaultFixedRounds, "rounds for --strategy fixed")
-	fs.IntVar(&f.minRounds, "min-rounds", config.DefaultMinRounds, "rounds always run before the novelty gate may stop")
+	fs.IntVar(&f.minRounds, "min-rounds", config.DefaultMinRounds, "rounds always kept; the last of them, scored below the threshold, ends the run")
 	fs.IntVar(&f.maxRounds, "max-rounds", config.DefaultMaxRounds, "hard cap on rounds")
 	fs.Float64Var(&f.threshold, "threshold", config.DefaultNoveltyThreshold, "novelty threshold 0-10")
 	fs.IntVar(&f.knowledgeCap, "knowledge-cap", config.DefaultKnowledgeCap, "knowledge state cap in characters")

@@ -72,6 +72,11 @@ const answerGateChange = "answer-gate"
 // source instead of the knowledge state's facts.
 const rememberFindingsChange = "remember-findings"
 
+// saturateAtMinimumChange names the change that lets the last round always accepted end a
+// saturation run: kept whatever it scores, it stops the search when it scores below the
+// threshold (novelty.Kept) instead of the run searching one more round to reject.
+const saturateAtMinimumChange = "saturate-at-minimum"
+
 // run is the state of one research run; the progress query reads it.
 type run struct {
 	req       ResearchRequest
@@ -102,8 +107,11 @@ type run struct {
 	// searchAttrs is the search-attributes version (1: set SatedStrategy and SatedState when
 	// the namespace has them)
 	searchAttrs workflow.Version
-	prior       []research.PriorFact
-	enrichment  []research.Enrichment // enrichment decisions, in the order taken
+	// saturateAtMinimum is the saturate-at-minimum version (1: the last round always accepted
+	// may end the search)
+	saturateAtMinimum workflow.Version
+	prior             []research.PriorFact
+	enrichment        []research.Enrichment // enrichment decisions, in the order taken
 }
 
 // ResearchWorkflow plans, searches in rounds while the results stay new, enriches the pages
@@ -136,6 +144,7 @@ func newRun(ctx workflow.Context, req ResearchRequest) (*run, error) {
 	r.enrichReplace = workflow.GetVersion(ctx, enrichReplaceChange, workflow.DefaultVersion, 1)
 	r.memorySearch = workflow.GetVersion(ctx, memorySearchChange, workflow.DefaultVersion, 1)
 	r.searchAttrs = workflow.GetVersion(ctx, searchAttributesChange, workflow.DefaultVersion, 1)
+	r.saturateAtMinimum = workflow.GetVersion(ctx, saturateAtMinimumChange, workflow.DefaultVersion, 1)
 	if req.Config.Novelty == "" && workflow.GetVersion(ctx, answerGateChange, workflow.DefaultVersion, 1) < 1 {
 		r.cfg.Novelty = config.NoveltyLearning // the default when the run started
 	}
@@ -653,12 +662,18 @@ func (r *run) gate(ctx workflow.Context, task string, rec *research.Round, fresh
 	rec.Novelty, rec.Scored, rec.Method = score, true, method
 
 	decision := novelty.Accept
-	if cfg.Strategy == config.StrategySaturation && !(r.evidenceGate >= 1 && rec.Round <= cfg.MinRounds) {
-		// rounds 1..min_rounds are always accepted; the gate first decides the round after
-		decision = novelty.Gate(score, *cfg.NoveltyThreshold, rec.Round, cfg.MinRounds, r.seed, *cfg.Epsilon)
+	if cfg.Strategy == config.StrategySaturation {
+		switch {
+		case !(r.evidenceGate >= 1 && rec.Round <= cfg.MinRounds):
+			// rounds 1..min_rounds are always accepted; the gate decides the rounds after
+			decision = novelty.Gate(score, *cfg.NoveltyThreshold, rec.Round, cfg.MinRounds, r.seed, *cfg.Epsilon)
+		case r.saturateAtMinimum >= 1:
+			// ... and the last of them, scored low, ends the search
+			decision = novelty.Kept(score, *cfg.NoveltyThreshold, rec.Round, cfg.MinRounds, r.seed, *cfg.Epsilon)
+		}
 	}
 	switch decision {
-	case novelty.Accept, novelty.EpsilonContinue:
+	case novelty.Accept, novelty.EpsilonContinue, novelty.KeepAndStop:
 		rec.Decision = DecisionAccepted
 		if cfg.Strategy == config.StrategyFixed {
 			rec.Decision = DecisionFixed
@@ -672,7 +687,15 @@ func (r *run) gate(ctx workflow.Context, task string, rec *research.Round, fresh
 				rec.Note = "compression failed, knowledge unchanged: " + errMsg(err)
 			}
 		}
+		if decision == novelty.KeepAndStop {
+			rec.Note = strings.TrimPrefix(fmt.Sprintf("%s; kept: rounds up to %d are always kept; below the threshold, it ends the search", rec.Note, cfg.MinRounds), "; ")
+		}
 		r.pushRound(*rec)
+		if decision == novelty.KeepAndStop {
+			r.stopWhy = fmt.Sprintf("saturated: novelty %.2f below threshold %.2f at round %d, the last of the %d always kept",
+				score, *cfg.NoveltyThreshold, rec.Round, cfg.MinRounds)
+			return searchOver
+		}
 	case novelty.DiscardContinue:
 		rec.Decision = DecisionDiscarded
 		rec.Note = fmt.Sprintf("novelty %.2f below threshold %.2f before the minimum of %d rounds", score, *cfg.NoveltyThreshold, cfg.MinRounds)

@@ -136,25 +136,62 @@ const question = "How does the Go garbage collector decide when to run, and how 
 func TestStopsAtFirstSubThresholdRoundAfterMinimum(t *testing.T) {
 	r1 := novel("a")
 	h := newResearchEnv(t, r1, novel("b"), stale(r1, "c"), novel("d"), novel("e"))
-	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Epsilon: f(0)}})
+	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Epsilon: f(0), Novelty: config.NoveltyHeuristic}})
 	require.Equal(t, []string{DecisionAccepted, DecisionAccepted, DecisionDiscarded}, decisions(rep))
 	require.Contains(t, rep.StopReason, "saturated")
 	require.Equal(t, 3, len(h.provider.queries))
 	require.Len(t, rep.Sources, 6, "the discarded round's results are not merged")
 }
 
-// Rounds 1..min_rounds are always accepted, however little they add; the gate first decides
-// the round after, and a rejected round is never compressed.
+// Rounds 1..min_rounds are always accepted, however little they add: a low round within the
+// minimum neither is discarded nor ends the search; the last of them, scored low, is kept and
+// ends it (saturate-at-minimum).
 func TestNeverStopsBeforeTheMinimum(t *testing.T) {
 	r1 := novel("a")
 	h := newResearchEnv(t, r1, stale(r1, "b"), stale(r1, "c"), stale(r1, "d"), novel("e"))
 	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{MinRounds: 3, Epsilon: f(0),
 		Novelty: config.NoveltyHeuristic}})
-	require.Equal(t, []string{DecisionAccepted, DecisionAccepted, DecisionAccepted, DecisionDiscarded}, decisions(rep))
-	require.Len(t, h.provider.queries, 4)
+	require.Equal(t, []string{DecisionAccepted, DecisionAccepted, DecisionAccepted}, decisions(rep))
+	require.Len(t, h.provider.queries, 3)
 	require.Zero(t, rep.Rounds[1].Novelty, "accepted below the threshold: round 2 is within the minimum")
-	require.Contains(t, rep.StopReason, "saturated: novelty 0.00 below threshold 3.00 at round 4")
-	require.Equal(t, 2, h.started["CompressKnowledge"], "rounds 2 and 3 are compressed, the rejected round 4 is not")
+	require.Contains(t, rep.StopReason, "saturated: novelty 0.00 below threshold 3.00 at round 3, the last of the 3 always kept")
+	require.Contains(t, rep.Rounds[2].Note, "kept: rounds up to 3 are always kept; below the threshold, it ends the search")
+	require.Equal(t, 2, h.started["CompressKnowledge"], "rounds 2 and 3 are kept and compressed")
+}
+
+// With the default minimum of two, a second round that teaches the run little ends it: kept
+// (its results are sources), and no third search runs to confirm it.
+func TestLastKeptRoundEndsASaturatedRun(t *testing.T) {
+	r1 := novel("a")
+	h := newResearchEnv(t, r1, stale(r1, "b"), novel("c"), novel("d"))
+	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Epsilon: f(0), Novelty: config.NoveltyHeuristic}})
+	require.Equal(t, []string{DecisionAccepted, DecisionAccepted}, decisions(rep))
+	require.Len(t, h.provider.queries, 2)
+	require.Contains(t, rep.StopReason, "saturated: novelty 0.00 below threshold 3.00 at round 2, the last of the 2 always kept")
+	require.Len(t, rep.Sources, 6, "the kept round's results are merged")
+	require.Equal(t, 1, h.started["CompressKnowledge"], "the kept round is compressed")
+
+	// the epsilon draw lets a low last kept round go on, as it lets a gated round through
+	seed := int64(1)
+	for !noveltyPass(seed, 2, 0.5) {
+		seed++
+	}
+	h = newResearchEnv(t, r1, stale(r1, "b"), novel("c"), stale(r1, "d"))
+	rep = h.run(t, ResearchRequest{Question: question, Seed: seed, Config: config.Research{Epsilon: f(0.5), Novelty: config.NoveltyHeuristic}})
+	require.Equal(t, DecisionEpsilon, rep.Rounds[1].Decision)
+	require.Greater(t, len(h.provider.queries), 2)
+}
+
+// Runs started before saturate-at-minimum replay as they ran: round 2 kept without a say on
+// the search, round 3 gated.
+func TestBeforeSaturateAtMinimumTheRoundAfterIsGated(t *testing.T) {
+	r1 := novel("a")
+	h := newResearchEnv(t, r1, stale(r1, "b"), stale(r1, "c"), novel("d"))
+	h.env.OnGetVersion(saturateAtMinimumChange, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Epsilon: f(0), Novelty: config.NoveltyHeuristic}})
+	require.Equal(t, []string{DecisionAccepted, DecisionAccepted, DecisionDiscarded}, decisions(rep))
+	require.Len(t, h.provider.queries, 3)
+	require.Contains(t, rep.StopReason, "saturated: novelty 0.00 below threshold 3.00 at round 3")
 }
 
 func TestMaxRoundsCapHolds(t *testing.T) {
@@ -285,7 +322,7 @@ func TestQualityFloorSimplifiesShortQueries(t *testing.T) {
 func TestCompressionNeverRunsForARejectedRound(t *testing.T) {
 	r1 := novel("a")
 	h := newResearchEnv(t, r1, novel("b"), stale(r1, "c"))
-	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Epsilon: f(0)}})
+	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Epsilon: f(0), Novelty: config.NoveltyHeuristic}})
 	require.Equal(t, []string{DecisionAccepted, DecisionAccepted, DecisionDiscarded}, decisions(rep))
 	require.Equal(t, 1, h.started["CompressKnowledge"], "only round 2 is compressed")
 	require.Equal(t, 2, h.started["AssessNovelty"])
@@ -321,7 +358,7 @@ func TestEpsilonPassThroughIsReproducible(t *testing.T) {
 	var first []string
 	for i := 0; i < 2; i++ {
 		h := newResearchEnv(t, r1, novel("b"), stale(r1, "c"), stale(r1, "d"), stale(r1, "e"), stale(r1, "f"))
-		rep := h.run(t, ResearchRequest{Question: question, Seed: seed, Config: config.Research{Epsilon: f(0.5)}})
+		rep := h.run(t, ResearchRequest{Question: question, Seed: seed, Config: config.Research{Epsilon: f(0.5), Novelty: config.NoveltyHeuristic}})
 		require.Equal(t, DecisionEpsilon, rep.Rounds[2].Decision)
 		if i == 0 {
 			first = decisions(rep)
@@ -391,7 +428,7 @@ func TestFailingProviderIsReportedNotSwapped(t *testing.T) {
 func TestProgressQueryShowsRounds(t *testing.T) {
 	r1 := novel("a")
 	h := newResearchEnv(t, r1, novel("b"), stale(r1, "c"))
-	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Epsilon: f(0)}})
+	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Epsilon: f(0), Novelty: config.NoveltyHeuristic}})
 	v, err := h.env.QueryWorkflow(ProgressQuery)
 	require.NoError(t, err)
 	var p Progress

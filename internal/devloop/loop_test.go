@@ -393,10 +393,11 @@ func difficulty(bm25 float64) int {
 // strategyRounds is how many rounds the strategy comparison runs: fixed-5's.
 const strategyRounds = 5
 
-// Saturation as the research workflow runs it with the learning novelty gate: round 1 joins the
-// evidence unscored, rounds up to gateMinRounds are scored but always accepted, and the first
-// later round scoring below gateThreshold is rejected and ends the run, unless the epsilon draw
-// passes it through (seeded per question by eval.Seed, as starter eval seeds the worker's runs).
+// Saturation as the research workflow runs it: round 1 joins the evidence unscored, rounds up to
+// gateMinRounds are scored but always accepted, the last of them scoring below gateThreshold
+// ends the run (kept), and so does the first later round scoring below it (rejected), unless
+// the epsilon draw passes it through (seeded per question by eval.Seed, as starter eval seeds
+// the worker's runs).
 const (
 	gateThreshold = 3.0
 	gateMinRounds = 2
@@ -419,6 +420,12 @@ func saturationOutcomes(scores []float64) []outcome {
 	accepted := 1
 	for i, score := range scores {
 		round := i + 2
+		if os.Getenv("KEEPSTOP") != "0" && round == minRounds() && score < gate() {
+			// the last round always kept, scored low, ends the run (saturate-at-minimum);
+			// KEEPSTOP=0: the run searches one more round to reject, as before it
+			out = append(out, outcome{accepted + 1, round, alive * (1 - eps)})
+			alive *= eps
+		}
 		if round > minRounds() && score < gate() {
 			out = append(out, outcome{accepted, round, alive * (1 - eps)})
 			alive *= eps

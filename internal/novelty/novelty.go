@@ -102,6 +102,8 @@ const (
 	DiscardContinue
 	EpsilonContinue
 	Stop
+	// KeepAndStop: the round joins the evidence and the search ends (Kept)
+	KeepAndStop
 )
 
 // Gate decides a scored round: at or above the threshold it is accepted; below it, a round before
@@ -118,6 +120,21 @@ func Gate(score, threshold float64, round, minRounds int, seed int64, epsilon fl
 		return EpsilonContinue
 	}
 	return Stop
+}
+
+// Kept decides a scored round the saturation design always accepts (rounds 2..minRounds): it
+// joins the evidence whatever it scores, and the last of them (round minRounds), below the
+// threshold, ends the search unless the epsilon draw lets the run go on. A run whose last
+// guaranteed round taught it little is saturated: the next round, gated, would only confirm it
+// one search later.
+func Kept(score, threshold float64, round, minRounds int, seed int64, epsilon float64) Decision {
+	if round < minRounds || score >= threshold {
+		return Accept
+	}
+	if EpsilonPass(seed, round, epsilon) {
+		return EpsilonContinue
+	}
+	return KeepAndStop
 }
 
 // Cosine similarity of two vectors; 0 when either is empty or zero or they differ in length.

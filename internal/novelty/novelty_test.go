@@ -120,6 +120,41 @@ func TestGate(t *testing.T) {
 	}
 }
 
+// Kept never discards: a round within the minimum joins the evidence, and only the last of
+// them, scored below the threshold, ends the search (unless the epsilon draw passes it).
+func TestKept(t *testing.T) {
+	var passSeed, stopSeed int64 = -1, -1
+	for s := int64(1); s < 1000 && (passSeed < 0 || stopSeed < 0); s++ {
+		if EpsilonPass(s, 2, 0.5) {
+			if passSeed < 0 {
+				passSeed = s
+			}
+		} else if stopSeed < 0 {
+			stopSeed = s
+		}
+	}
+	cases := []struct {
+		name       string
+		score, thr float64
+		round, min int
+		seed       int64
+		eps        float64
+		want       Decision
+	}{
+		{"last kept round above threshold goes on", 5, 3, 2, 2, stopSeed, 0.5, Accept},
+		{"last kept round at threshold goes on", 3, 3, 2, 2, stopSeed, 0.5, Accept},
+		{"earlier kept round below threshold goes on", 0, 3, 2, 3, stopSeed, 0, Accept},
+		{"last kept round below threshold stops", 1, 3, 2, 2, stopSeed, 0.5, KeepAndStop},
+		{"last kept round of three below threshold stops", 0, 3, 3, 3, stopSeed, 0, KeepAndStop},
+		{"epsilon lets the run go on", 1, 3, 2, 2, passSeed, 0.5, EpsilonContinue},
+	}
+	for _, c := range cases {
+		if got := Kept(c.score, c.thr, c.round, c.min, c.seed, c.eps); got != c.want {
+			t.Errorf("%s: got %v want %v", c.name, got, c.want)
+		}
+	}
+}
+
 func TestEmbedding(t *testing.T) {
 	a := []float32{1, 0}
 	b := []float32{0, 1}
