@@ -347,7 +347,7 @@ func printEval(p evalPlan, runs []EvalRun) error {
 
 // gateComparisons says, for each saturation strategy, how its report recall and searches
 // compare with the fixed strategy of the most rounds and its complex questions' recall with the
-// one of the fewest: "saturation vs fixed-5: report recall +0.056 with 71% of its searches;
+// one of the fewest: "saturation vs fixed-5: report recall +0.056 with 52% of its searches;
 // complex questions 1.00x fixed-2". None without a fixed strategy.
 func gateComparisons(summary []EvalSummary) []string {
 	var most, fewest *EvalSummary
