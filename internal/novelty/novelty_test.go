@@ -86,70 +86,53 @@ func TestDrawIsReproducibleAndUniform(t *testing.T) {
 	}
 }
 
-func TestGate(t *testing.T) {
-	// find a seed that passes round 3 at epsilon 0.5 and one that does not
-	var passSeed, stopSeed int64 = -1, -1
-	for s := int64(1); s < 1000 && (passSeed < 0 || stopSeed < 0); s++ {
-		if EpsilonPass(s, 3, 0.5) {
-			if passSeed < 0 {
-				passSeed = s
+// epsilonSeeds are a seed whose epsilon draw for round passes at epsilon 0.5 and one whose
+// draw does not.
+func epsilonSeeds(round int) (pass, stop int64) {
+	pass, stop = -1, -1
+	for s := int64(1); s < 1000 && (pass < 0 || stop < 0); s++ {
+		if EpsilonPass(s, round, 0.5) {
+			if pass < 0 {
+				pass = s
 			}
-		} else if stopSeed < 0 {
-			stopSeed = s
+		} else if stop < 0 {
+			stop = s
 		}
 	}
-	cases := []struct {
-		name       string
-		score, thr float64
-		round, min int
-		seed       int64
-		eps        float64
-		want       Decision
-	}{
-		{"above threshold accepted", 5, 3, 3, 2, stopSeed, 0.5, Accept},
-		{"at threshold accepted", 3, 3, 3, 2, stopSeed, 0.5, Accept},
-		{"below before minimum continues", 1, 3, 2, 3, stopSeed, 0, DiscardContinue},
-		{"below at minimum stops", 1, 3, 2, 2, stopSeed, 0, Stop},
-		{"below after minimum stops", 1, 3, 3, 2, stopSeed, 0.5, Stop},
-		{"epsilon lets it through", 1, 3, 3, 2, passSeed, 0.5, EpsilonContinue},
-	}
-	for _, c := range cases {
-		if got := Gate(c.score, c.thr, c.round, c.min, c.seed, c.eps); got != c.want {
-			t.Errorf("%s: got %v want %v", c.name, got, c.want)
-		}
-	}
+	return pass, stop
 }
 
-// Kept never discards: a round within the minimum joins the evidence, and only the last of
-// them, scored below the threshold, ends the search (unless the epsilon draw passes it).
-func TestKept(t *testing.T) {
-	var passSeed, stopSeed int64 = -1, -1
-	for s := int64(1); s < 1000 && (passSeed < 0 || stopSeed < 0); s++ {
-		if EpsilonPass(s, 2, 0.5) {
-			if passSeed < 0 {
-				passSeed = s
-			}
-		} else if stopSeed < 0 {
-			stopSeed = s
-		}
-	}
+// Gate decides the rounds after the minimum; Kept the rounds within it, which it never
+// discards: only the last of them, scored below the threshold, ends the search (unless the
+// epsilon draw passes it).
+func TestGateAndKept(t *testing.T) {
+	pass3, stop3 := epsilonSeeds(3)
+	pass2, stop2 := epsilonSeeds(2)
+	type decide func(score, threshold float64, round, minRounds int, seed int64, epsilon float64) Decision
 	cases := []struct {
 		name       string
+		decide     decide
 		score, thr float64
 		round, min int
 		seed       int64
 		eps        float64
 		want       Decision
 	}{
-		{"last kept round above threshold goes on", 5, 3, 2, 2, stopSeed, 0.5, Accept},
-		{"last kept round at threshold goes on", 3, 3, 2, 2, stopSeed, 0.5, Accept},
-		{"earlier kept round below threshold goes on", 0, 3, 2, 3, stopSeed, 0, Accept},
-		{"last kept round below threshold stops", 1, 3, 2, 2, stopSeed, 0.5, KeepAndStop},
-		{"last kept round of three below threshold stops", 0, 3, 3, 3, stopSeed, 0, KeepAndStop},
-		{"epsilon lets the run go on", 1, 3, 2, 2, passSeed, 0.5, EpsilonContinue},
+		{"above threshold accepted", Gate, 5, 3, 3, 2, stop3, 0.5, Accept},
+		{"at threshold accepted", Gate, 3, 3, 3, 2, stop3, 0.5, Accept},
+		{"below before minimum continues", Gate, 1, 3, 2, 3, stop3, 0, DiscardContinue},
+		{"below at minimum stops", Gate, 1, 3, 2, 2, stop3, 0, Stop},
+		{"below after minimum stops", Gate, 1, 3, 3, 2, stop3, 0.5, Stop},
+		{"epsilon lets it through", Gate, 1, 3, 3, 2, pass3, 0.5, EpsilonContinue},
+		{"last kept round above threshold goes on", Kept, 5, 3, 2, 2, stop2, 0.5, Accept},
+		{"last kept round at threshold goes on", Kept, 3, 3, 2, 2, stop2, 0.5, Accept},
+		{"earlier kept round below threshold goes on", Kept, 0, 3, 2, 3, stop2, 0, Accept},
+		{"last kept round below threshold stops", Kept, 1, 3, 2, 2, stop2, 0.5, KeepAndStop},
+		{"last kept round of three below threshold stops", Kept, 0, 3, 3, 3, stop2, 0, KeepAndStop},
+		{"epsilon lets the run go on", Kept, 1, 3, 2, 2, pass2, 0.5, EpsilonContinue},
 	}
 	for _, c := range cases {
-		if got := Kept(c.score, c.thr, c.round, c.min, c.seed, c.eps); got != c.want {
+		if got := c.decide(c.score, c.thr, c.round, c.min, c.seed, c.eps); got != c.want {
 			t.Errorf("%s: got %v want %v", c.name, got, c.want)
 		}
 	}

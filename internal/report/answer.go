@@ -203,6 +203,36 @@ func Answer(in AnswerInput) AnswerOutput {
 	if budget <= 0 {
 		budget = DefaultFindingsBudget
 	}
+	e := readEvidence(in)
+	defer e.v.release()
+	cands, aspects, q, as, idf, missing, v, ix := e.cands, e.aspects, e.q, e.as, e.idf, e.missing, e.v, e.ix
+	scoreCandidates(cands, in.Sources, ix, q, as, idf, missing, v, in.Terms, in.Prior, e.scale)
+	weighAdjacency(cands, in.Sources, aspects, idf, v, e.scale)
+	gistScores(cands, ix, v, q, in.Prior)
+	labels := sourceLabels(in.Sources, ix.title, q, idf, missing, v)
+	picked := selectPassages(cands, labels, len(aspects), budget)
+	body, order, quotes := renderAnswer(aspects, in.Sources, cands, picked, labels)
+	return AnswerOutput{Body: body, Order: order, Quotes: quotes, Coverage: coverage(aspects, as, cands, picked, idf, missing, v)}
+}
+
+// answerEvidence is what an answer reads of its input before it weighs anything: the quotable
+// sentences, the aspects as answered (thin ones merged), the question's and each aspect's
+// terms, the term weights and the sources' index, numbered in one call vocabulary.
+type answerEvidence struct {
+	v       *callVocab // released by the caller
+	cands   []candidate
+	aspects []string
+	q       asked
+	as      []asked
+	idf     idfTable
+	missing float64
+	scale   termScale
+	ix      sourceIndex
+}
+
+// readEvidence parses and numbers the sources, the question and its aspects (inside
+// beginAnswer).
+func readEvidence(in AnswerInput) answerEvidence {
 	aspects := in.Aspects
 	if len(aspects) == 0 {
 		aspects = []string{in.Question}
@@ -211,7 +241,6 @@ func Answer(in AnswerInput) AnswerOutput {
 	// Once type", "once.Do(f)")
 	aliases := text.NameAliases(in.Question)
 	v := newCallVocab()
-	defer v.release()
 	cands := answerCandidates(in.Question, in.Sources, aliases, v)
 	titles := make([][]int32, len(in.Sources)) // each title's terms by the lexicon's numbers
 	for i, s := range in.Sources {
@@ -246,13 +275,7 @@ func Answer(in AnswerInput) AnswerOutput {
 		as[j] = newAsked(v, at)
 	}
 	ix := newSourceIndex(cands, in.Sources, titleIDs, v)
-	scoreCandidates(cands, in.Sources, ix, q, as, idf, missing, v, in.Terms, in.Prior, scale)
-	weighAdjacency(cands, in.Sources, aspects, idf, v, scale)
-	gistScores(cands, ix, v, q, in.Prior)
-	labels := sourceLabels(in.Sources, ix.title, q, idf, missing, v)
-	picked := selectPassages(cands, labels, len(aspects), budget)
-	body, order, quotes := renderAnswer(aspects, in.Sources, cands, picked, labels)
-	return AnswerOutput{Body: body, Order: order, Quotes: quotes, Coverage: coverage(aspects, as, cands, picked, idf, missing, v)}
+	return answerEvidence{v: v, cands: cands, aspects: aspects, q: q, as: as, idf: idf, missing: missing, scale: scale, ix: ix}
 }
 
 // asked is terms the question asks about, as written and by the answer's local numbers (-1

@@ -25,42 +25,9 @@ var signalNames = []string{"relevance", "bm25", "search rank", "centroid", "page
 // aspect it names best, with the candidate's text.
 func candidateSignals(in AnswerInput) (rows [][]float64, texts []string) {
 	defer beginAnswer()()
-	aspects := in.Aspects
-	if len(aspects) == 0 {
-		aspects = []string{in.Question}
-	}
-	aliases := text.NameAliases(in.Question)
-	v := newCallVocab()
-	defer v.release()
-	cands := answerCandidates(in.Question, in.Sources, aliases, v)
-	titles := make([][]int32, len(in.Sources))
-	for i, s := range in.Sources {
-		if len(aliases) == 0 {
-			titles[i] = titleOf(s.Title).ids
-		} else {
-			titles[i] = intern(aliases.Terms(s.Title))
-		}
-	}
-	titleIDs := localize(v, cands, titles)
-	idf := sentenceIDF(cands, v)
-	scale := topicScale(in.Topical, idf, v)
-	for l := range idf.w {
-		idf.w[l] *= scale.local[l]
-	}
-	missing := missingWeight(idf)
-	spelling := newEvidenceSpelling(cands, v, append([]string{in.Question}, aspects...))
-	qterms := joinCompounds(in.Question, spelling)
-	aspects = mergeThinAspects(aspects, spelling)
-	q := newAsked(v, qterms)
-	as := make([]asked, len(aspects))
-	for j, a := range aspects {
-		at := joinCompounds(a, spelling)
-		if len(at) == 0 {
-			at = qterms
-		}
-		as[j] = newAsked(v, at)
-	}
-	ix := newSourceIndex(cands, in.Sources, titleIDs, v)
+	e := readEvidence(in)
+	defer e.v.release()
+	cands, aspects, q, as, idf, missing, v, ix, scale := e.cands, e.aspects, e.q, e.as, e.idf, e.missing, e.v, e.ix, e.scale
 	bm := passageScores(ix, v, q, as, newAsked(v, text.Terms(strings.Join(in.Terms, " "))), scale)
 	whole := passageScores(ix, v, q, []asked{q}, asked{}, scale)
 	cen := centroidCosines(ix, v, q, in.Prior)
