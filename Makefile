@@ -47,7 +47,7 @@ bench: tools ## benchmarks with the test services; output also in .sated/bench.t
 	@mkdir -p .sated
 	bash scripts/services.sh run temporal ollama -- \
 		env $(TEST_ENV) go test -run '^$$' -bench '$(BENCH)' -benchtime $(BENCHTIME) -benchmem \
-		-timeout 30m $(PKGS) | tee .sated/bench.txt
+		-p 1 -timeout 30m $(PKGS) | tee .sated/bench.txt
 
 soak: tools ## the long reliability suite: 20 random worker kills, a dev-server restart, 50 concurrent runs; output also in .sated/soak.txt
 	@mkdir -p .sated
