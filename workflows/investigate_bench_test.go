@@ -85,11 +85,6 @@ func relevant(r search.Result, terms []string) bool {
 	return n >= 2
 }
 
-type benchOutcome struct {
-	results []search.Result
-	wall    time.Duration
-}
-
 func countRelevant(rs []search.Result, terms []string) int {
 	n := 0
 	for _, r := range rs {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,17 +18,6 @@ import (
 	"github.com/sated-dev/sated/internal/research"
 	"github.com/sated-dev/sated/internal/search"
 )
-
-var reCite = regexp.MustCompile(`\[(\d+)\]`)
-
-func citedNumbers(md string) map[int]int {
-	out := map[int]int{}
-	for _, m := range reCite.FindAllStringSubmatch(md, -1) {
-		n, _ := strconv.Atoi(m[1])
-		out[n]++
-	}
-	return out
-}
 
 func sampleData() Data {
 	return Data{
