@@ -679,11 +679,11 @@ type devSet struct {
 }
 
 // heldOut are the sets written after the tuning, run only when named.
-var heldOut = map[string]bool{"git": true, "apache": true, "pgdocs": true}
+var heldOut = map[string]bool{"git": true, "apache": true, "pgdocs": true, "pgblind": true}
 
-// corpusOf is the corpus a set is written over: pgdocs shares pg's.
+// corpusOf is the corpus a set is written over: pgdocs and pgblind share pg's.
 func corpusOf(set string) string {
-	if set == "pgdocs" {
+	if set == "pgdocs" || set == "pgblind" {
 		return "pg"
 	}
 	return set
@@ -703,8 +703,9 @@ func devSets(t *testing.T, withGo bool) []devSet {
 		{"pg", "/usr/share/doc/postgresql-doc-15/html", eval.PGQuestions},
 		{"apache", "/usr/share/doc/apache2-doc/manual/en", eval.ApacheQuestions},
 		{"pgdocs", "/usr/share/doc/postgresql-doc-15/html", eval.PGDocsQuestions},
+		{"pgblind", "/usr/share/doc/postgresql-doc-15/html", eval.PGBlindQuestions},
 	} {
-		// the held-out git, apache and pgdocs sets run only when asked for by name
+		// the held-out git, apache, pgdocs and pgblind sets run only when asked for by name
 		if f := os.Getenv("SET"); (f != "" && f != set.name) || (set.name == "go" && !withGo && f != "go") || heldOut[set.name] && f != set.name {
 			continue
 		}

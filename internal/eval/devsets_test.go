@@ -124,6 +124,7 @@ var devSets = []devSet{
 	{"pg", "testdata/pg-questions.jsonl", PGDocDir},
 	{"apache", "testdata/apache-questions.jsonl", ApacheDocDir},
 	{"pgdocs", "testdata/pgdocs-questions.jsonl", PGDocDir},
+	{"pgblind", "testdata/pgblind-questions.jsonl", PGDocDir},
 }
 
 // factPages lists, for each fact of q, the pages any of its patterns matches, and for each

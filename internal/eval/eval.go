@@ -63,6 +63,15 @@ var ApacheQuestions []byte
 //go:embed testdata/pgdocs-questions.jsonl
 var PGDocsQuestions []byte
 
+// PGBlindQuestions is a fourth held-out question set over the same postgresql-doc-15 HTML, on
+// topics the PG and PGDocs sets leave out (advisory locks, sequences, event triggers, logical
+// decoding, two-phase commit, large objects, logging, pg_hba, checksums, collations, ...), phrased
+// in the documentation's general vocabulary; written blind by a helper who never read the engine's
+// code or its reports, never tuned on.
+//
+//go:embed testdata/pgblind-questions.jsonl
+var PGBlindQuestions []byte
+
 // Fact is one gold fact: recalled when any of its case-insensitive patterns matches.
 type Fact struct {
 	Fact     string   `json:"fact"`
