@@ -126,15 +126,17 @@ func Gate(score, threshold float64, round, minRounds int, seed int64, epsilon fl
 // joins the evidence whatever it scores, and the last of them (round minRounds), below the
 // threshold, ends the search unless the epsilon draw lets the run go on. A run whose last
 // guaranteed round taught it little is saturated: the next round, gated, would only confirm it
-// one search later.
+// one search later. It is Gate's decision with the round kept: discarded before the minimum becomes accepted,
+// the stop at the minimum keeps the round.
 func Kept(score, threshold float64, round, minRounds int, seed int64, epsilon float64) Decision {
-	if round < minRounds || score >= threshold {
+	switch d := Gate(score, threshold, round, minRounds, seed, epsilon); d {
+	case DiscardContinue:
 		return Accept
+	case Stop:
+		return KeepAndStop
+	default:
+		return d
 	}
-	if EpsilonPass(seed, round, epsilon) {
-		return EpsilonContinue
-	}
-	return KeepAndStop
 }
 
 // Cosine similarity of two vectors; 0 when either is empty or zero or they differ in length.
