@@ -77,6 +77,10 @@ const rememberFindingsChange = "remember-findings"
 // threshold (novelty.Kept) instead of the run searching one more round to reject.
 const saturateAtMinimumChange = "saturate-at-minimum"
 
+// followReferencesChange names the change that follows the first round's cross-references:
+// the passages its results link to join the round's results, after them (FollowReferences).
+const followReferencesChange = "follow-references"
+
 // run is the state of one research run; the progress query reads it.
 type run struct {
 	req       ResearchRequest
@@ -110,8 +114,11 @@ type run struct {
 	// saturateAtMinimum is the saturate-at-minimum version (1: the last round always accepted
 	// may end the search)
 	saturateAtMinimum workflow.Version
-	prior             []research.PriorFact
-	enrichment        []research.Enrichment // enrichment decisions, in the order taken
+	// followReferences is the follow-references version (1: the first round's results' links
+	// are followed)
+	followReferences workflow.Version
+	prior            []research.PriorFact
+	enrichment       []research.Enrichment // enrichment decisions, in the order taken
 }
 
 // ResearchWorkflow plans, searches in rounds while the results stay new, enriches the pages
@@ -145,6 +152,7 @@ func newRun(ctx workflow.Context, req ResearchRequest) (*run, error) {
 	r.memorySearch = workflow.GetVersion(ctx, memorySearchChange, workflow.DefaultVersion, 1)
 	r.searchAttrs = workflow.GetVersion(ctx, searchAttributesChange, workflow.DefaultVersion, 1)
 	r.saturateAtMinimum = workflow.GetVersion(ctx, saturateAtMinimumChange, workflow.DefaultVersion, 1)
+	r.followReferences = workflow.GetVersion(ctx, followReferencesChange, workflow.DefaultVersion, 1)
 	if req.Config.Novelty == "" && workflow.GetVersion(ctx, answerGateChange, workflow.DefaultVersion, 1) < 1 {
 		r.cfg.Novelty = config.NoveltyLearning // the default when the run started
 	}
@@ -461,6 +469,9 @@ func (r *run) search(ctx workflow.Context, task string, p Plan) {
 		if end == roundOver {
 			continue
 		}
+		if round == 1 && r.followReferences >= 1 {
+			results = r.followRefs(ctx, &rec, results)
+		}
 		fresh := r.fresh(results)
 		rec.NewResults = len(fresh)
 		if r.evidenceGate >= 1 {
@@ -711,6 +722,36 @@ func (r *run) gate(ctx workflow.Context, task string, rec *research.Round, fresh
 
 func (r *run) pushRound(rec research.Round) {
 	r.progress.Rounds = append(r.progress.Rounds, rec)
+}
+
+// followRefs appends to the first round's results the passages they link to
+// (config.ReferencesPerResult each): documentation says where the rest of an answer is ("See
+// Section 23.6"), often in words the question does not use. They rank after the results. A
+// provider whose documents do not link adds none; a failure leaves the results as they were.
+func (r *run) followRefs(ctx workflow.Context, rec *research.Round, results []search.Result) []search.Result {
+	var ids []string
+	for _, res := range results {
+		if res.DocID != "" {
+			ids = append(ids, res.DocID)
+		}
+	}
+	if len(ids) == 0 {
+		return results
+	}
+	var out activities.ReferencesOutput
+	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, summarized(searchOptions, "references of %d results", len(ids))), researchActs.FollowReferences,
+		activities.ReferencesInput{Provider: r.cfg.Provider, Query: rec.Query, IDs: ids, Per: config.ReferencesPerResult}).Get(ctx, &out)
+	if err != nil {
+		r.fallback(fmt.Sprintf("round %d: following the results' cross-references failed: %s", rec.Round, errMsg(err)))
+		return results
+	}
+	if len(out.Results) == 0 {
+		return results
+	}
+	rec.Results += len(out.Results)
+	rec.References = len(out.Results)
+	rec.Note = strings.TrimPrefix(fmt.Sprintf("%s; followed the results' cross-references: %d passages they link to join after them", rec.Note, len(out.Results)), "; ")
+	return append(slices.Clip(results), out.Results...)
 }
 
 func (r *run) searchOnce(ctx workflow.Context, query string) (activities.SearchOutput, error) {

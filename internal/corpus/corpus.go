@@ -40,9 +40,10 @@ const (
 // maxLimit bounds how many results one search returns.
 const maxLimit = 100
 
-// schemaVersion is PRAGMA user_version of a corpus with pages and passages; version 0 files
-// hold whole documents only and are migrated on Open.
-const schemaVersion = 2
+// schemaVersion is PRAGMA user_version of a corpus with pages, passages and links; version 0
+// files hold whole documents only and are migrated on Open; version 2 files gain the links
+// table, empty until their pages are indexed again.
+const schemaVersion = 3
 
 // Document is one stored, searchable text.
 type Document struct {
@@ -129,6 +130,21 @@ END;
 CREATE TRIGGER IF NOT EXISTS passages_ad AFTER DELETE ON passages BEGIN
 	INSERT INTO passages_fts(passages_fts, rowid, title, heading, text) VALUES ('delete', old.rowid, old.title, old.heading, old.text);
 END;
+CREATE TABLE IF NOT EXISTS links (
+	src      INTEGER NOT NULL,
+	target   TEXT NOT NULL,
+	fragment TEXT NOT NULL,
+	label    TEXT NOT NULL,
+	lead     TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS links_src ON links(src);
+CREATE TABLE IF NOT EXISTS passage_ids (
+	page    INTEGER NOT NULL,
+	ordinal INTEGER NOT NULL,
+	id      TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS passage_ids_page ON passage_ids(page, id);
+CREATE INDEX IF NOT EXISTS page_url ON docs(url);
 CREATE TABLE IF NOT EXISTS meta (
 	key   TEXT PRIMARY KEY,
 	value TEXT NOT NULL
@@ -479,6 +495,12 @@ func (x *Index) Remove(ctx context.Context, id string) error {
 		_, err = tx.ExecContext(ctx, `DELETE FROM passages WHERE page = ?`, rowid)
 	}
 	if err == nil {
+		_, err = tx.ExecContext(ctx, `DELETE FROM links WHERE src = ?`, rowid)
+	}
+	if err == nil {
+		_, err = tx.ExecContext(ctx, `DELETE FROM passage_ids WHERE page = ?`, rowid)
+	}
+	if err == nil {
 		_, err = tx.ExecContext(ctx, `DELETE FROM docs WHERE rowid = ?`, rowid)
 	}
 	if err == nil {
@@ -497,6 +519,7 @@ func (x *Index) Remove(ctx context.Context, id string) error {
 type page struct {
 	Document
 	sections []section
+	links    []link
 }
 
 // change says what upsert did with a document.
@@ -523,6 +546,15 @@ func upsert(ctx context.Context, tx *sql.Tx, p page) (change, error) {
 	fmt.Fprintf(h, "%s\x00%s\x00%s", d.Format, d.Title, d.Body)
 	for _, q := range ps {
 		fmt.Fprintf(h, "\x00%s\x00%s\x00%s\x00%s", q.anchor, q.heading, q.headings, q.text)
+		if len(q.ids) > 0 {
+			fmt.Fprintf(h, "\x02%s", strings.Join(q.ids, "\x00"))
+		}
+	}
+	// a page's links and anchors count only when it has some: a page without keeps the hash
+	// it was stored under before they were kept, and a re-index stores those of the rest
+	links := resolveLinks(d.URL, p.links)
+	for _, l := range links {
+		fmt.Fprintf(h, "\x01%s\x00%s\x00%s\x00%s", l.target, l.fragment, l.label, l.lead)
 	}
 	hash := hex.EncodeToString(h.Sum(nil))
 	var old string
@@ -544,6 +576,15 @@ func upsert(ctx context.Context, tx *sql.Tx, p page) (change, error) {
 		if err == nil {
 			_, err = tx.ExecContext(ctx, `DELETE FROM passages WHERE page = ?`, rowid)
 		}
+		if err == nil {
+			_, err = tx.ExecContext(ctx, `DELETE FROM links WHERE src = ?`, rowid)
+		}
+		if err == nil {
+			_, err = tx.ExecContext(ctx, `DELETE FROM passage_ids WHERE page = ?`, rowid)
+		}
+	}
+	if err == nil {
+		err = insertLinks(ctx, tx, rowid, links)
 	}
 	if err != nil {
 		return 0, err
@@ -560,9 +601,19 @@ func insertPassages(ctx context.Context, tx *sql.Tx, page int64, title string, p
 		return err
 	}
 	defer st.Close()
+	ids, err := tx.PrepareContext(ctx, `INSERT INTO passage_ids(page, ordinal, id) VALUES (?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer ids.Close()
 	for i, p := range ps {
 		if _, err := st.ExecContext(ctx, page, i, p.anchor, p.heading, title, p.headings, p.text); err != nil {
 			return err
+		}
+		for _, id := range p.ids {
+			if _, err := ids.ExecContext(ctx, page, i, id); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

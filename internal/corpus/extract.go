@@ -46,6 +46,14 @@ type section struct {
 type extracted struct {
 	title, body string
 	sections    []section
+	links       []link
+}
+
+// link is a cross-reference of a page's main content: where it points (as written; resolved
+// against the page's URL when stored), its text, and the words just before that text in the
+// block it sits in, by which the passage that makes the reference is told.
+type link struct {
+	href, label, lead string
 }
 
 // extract turns raw bytes of the given format into a title, a clean body and its sections;
@@ -367,7 +375,9 @@ func extractHTML(raw []byte, mode extractMode) (extracted, error) {
 	title := htmlTitle(root)
 	w := htmlText{mode: mode}
 	w.walk(root, false)
-	return w.result(title), nil
+	e := w.result(title)
+	e.links = w.links
+	return e, nil
 }
 
 // htmlTitle is the <title>, else a JSON metadata comment's title, else the first <h1>.
@@ -444,6 +454,10 @@ type htmlText struct {
 	// admonitions and examples are how many admonition boxes (a note, tip or warning) and
 	// example boxes the walk is inside: their headings are labels, not sections (boxLabel)
 	admonitions, examples int
+	// links are the main content's cross-references; blockText caches the text of the blocks
+	// they sit in
+	links     []link
+	blockText map[*html.Node]string
 }
 
 func (w *htmlText) result(title string) extracted {
@@ -568,6 +582,9 @@ func (w *htmlText) walk(n *html.Node, pre bool) {
 		if n.DataAtom == atom.Br {
 			w.b.WriteByte('\n')
 			return
+		}
+		if n.DataAtom == atom.A && !pre {
+			w.link(n)
 		}
 		if id := attr(n, "id"); id != "" {
 			w.pending = append(w.pending, id)
@@ -712,6 +729,46 @@ func isHiddenHeading(n *html.Node) bool {
 func (w *htmlText) atLineStart() bool {
 	s := w.b.String()
 	return s == "" || s[len(s)-1] == '\n' || s[len(s)-1] == ' '
+}
+
+// leadWords is how many words before a link's text tell the passage that holds it.
+const leadWords = 3
+
+// link records a hyperlink to another document or section: its text, and the leadWords words
+// before it in the block it sits in. Links within the page ("#top"), scripts and mail
+// addresses are not cross-references.
+func (w *htmlText) link(n *html.Node) {
+	href := strings.TrimSpace(attr(n, "href"))
+	if href == "" || strings.HasPrefix(href, "#") {
+		return
+	}
+	if lower := strings.ToLower(href); strings.HasPrefix(lower, "javascript:") || strings.HasPrefix(lower, "mailto:") {
+		return
+	}
+	label := collapse(textOf(n))
+	if label == "" {
+		return
+	}
+	block := n.Parent
+	for block != nil && block.Type == html.ElementNode && !blocks[block.DataAtom] && block.DataAtom != atom.Td && block.DataAtom != atom.Th {
+		block = block.Parent
+	}
+	lead := ""
+	if block != nil && block.Type == html.ElementNode {
+		if w.blockText == nil {
+			w.blockText = map[*html.Node]string{}
+		}
+		all, ok := w.blockText[block]
+		if !ok {
+			all = collapse(textOf(block))
+			w.blockText[block] = all
+		}
+		if at := strings.Index(all, label); at > 0 {
+			words := strings.Fields(all[:at])
+			lead = strings.Join(words[max(0, len(words)-leadWords):], " ")
+		}
+	}
+	w.links = append(w.links, link{href: href, label: label, lead: lead})
 }
 
 func textOf(n *html.Node) string {

@@ -186,7 +186,7 @@ func (ix *indexer) file(p string) error {
 		return nil
 	}
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(p)}
-	return ix.store(page{Document: Document{URL: u.String(), Title: e.title, Body: e.body, Format: format}, sections: e.sections})
+	return ix.store(page{Document: Document{URL: u.String(), Title: e.title, Body: e.body, Format: format}, sections: e.sections, links: e.links})
 }
 
 // url fetches and indexes one page.
@@ -247,7 +247,7 @@ func (ix *indexer) fetch(raw string) (page, error) {
 	if err != nil {
 		return page{}, err
 	}
-	return page{Document: Document{URL: raw, Title: e.title, Body: e.body, Format: format}, sections: e.sections}, nil
+	return page{Document: Document{URL: raw, Title: e.title, Body: e.body, Format: format}, sections: e.sections, links: e.links}, nil
 }
 
 // store writes one document inside the current batch.

@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -43,6 +44,18 @@ func (p Passage) Path() string {
 // sections merged into it, for the full-text index.
 type passage struct {
 	heading, headings, anchor, text string
+	// ids are every anchor inside it: its own, those of the sections merged into it and of
+	// the elements its paragraphs hold, so that a link to any of them leads to it
+	ids []string
+}
+
+// withID adds an anchor to the passage's ids once.
+func (p *passage) withID(ids ...string) {
+	for _, id := range ids {
+		if id != "" && !slices.Contains(p.ids, id) {
+			p.ids = append(p.ids, id)
+		}
+	}
 }
 
 // paragraph is a block of section text with its word count and the ids marked inside it.
@@ -84,9 +97,11 @@ func splitPassages(title string, secs []section) []passage {
 			// too small to stand alone: the section joins it, heading and all
 			cur.headings += " " + s.heading
 			cur.text += "\n\n" + strings.Repeat("#", s.level) + " " + s.heading
+			cur.withID(s.anchor)
 		} else {
 			flush()
 			cur = &passage{heading: path, headings: path, anchor: s.anchor}
+			cur.withID(s.anchor)
 		}
 		for _, p := range paras {
 			if cur != nil && curWords >= minPassageWords && curWords+p.words > maxPassageWords {
@@ -98,7 +113,9 @@ func splitPassages(title string, secs []section) []passage {
 					anchor = p.ids[0]
 				}
 				cur = &passage{heading: path, headings: path, anchor: anchor}
+				cur.withID(anchor)
 			}
+			cur.withID(p.ids...)
 			if cur.text != "" {
 				cur.text += "\n\n"
 			}
@@ -117,6 +134,7 @@ func splitPassages(title string, secs []section) []passage {
 			prev.text += "\n\n## " + lastHeading(cur.heading)
 		}
 		prev.text += "\n\n" + cur.text
+		prev.withID(cur.ids...)
 		cur = nil
 	}
 	flush()

@@ -513,6 +513,17 @@ func searchRounds(ctx context.Context, t *testing.T, x *corpus.Index, question s
 		for _, r := range rs {
 			ids = append(ids, r.DocID)
 		}
+		if r == 0 && os.Getenv("NOREFS") == "" {
+			// as the worker's first round: the passages its results link to join after them
+			refs, err := x.References(ctx, query, ids, config.ReferencesPerResult)
+			if err != nil {
+				t.Logf("%s: references: %v", query, err)
+			}
+			rs = append(rs, refs...)
+			for _, r := range refs {
+				ids = append(ids, r.DocID)
+			}
+		}
 		hits = append(hits, ids)
 		var f []search.Result
 		for _, r := range rs {

@@ -41,6 +41,9 @@ type Round struct {
 	Ranked []string `json:"ranked,omitempty"`
 	// FallbackQuery is the simplified query the quality floor searched for a thin round.
 	FallbackQuery string `json:"fallback_query,omitempty"`
+	// References is how many of Results are passages the search's results link to (the first
+	// round's cross-references, followed after its search).
+	References int `json:"references,omitempty"`
 }
 
 // DecisionDiscarded is a round the saturation gate rejected: its results joined nothing.

@@ -96,3 +96,11 @@ func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 type Versioned interface {
 	Version(ctx context.Context) (string, error)
 }
+
+// Referencer is a provider whose documents link to each other, so that a result's
+// cross-references ("see Section 23.6") can be followed: References returns, for each of the
+// result ids in order, up to per of the documents it links to that are not among ids, once
+// each, as results whose snippets are chosen for query.
+type Referencer interface {
+	References(ctx context.Context, query string, ids []string, per int) ([]Result, error)
+}
