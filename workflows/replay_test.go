@@ -21,10 +21,11 @@ import (
 // all four; research_history_v3.json also sets search attributes ("search-attributes");
 // research_history_v4.json is from after "answer-gate" (the answer novelty by default: its rounds'
 // AssessNovelty inputs carry the accepted sources and rankings): its low round 2 was kept and
-// round 3 searched and rejected; research_history.json is from after "saturate-at-minimum": the
-// same low round 2 is kept and ends the search, no third search.
+// round 3 searched and rejected; research_history_v5.json is from after "saturate-at-minimum":
+// the same low round 2 is kept and ends the search, no third search; research_history.json is
+// from after "follow-references": round 1's search is followed by FollowReferences.
 func TestReplayRecordedHistory(t *testing.T) {
-	for _, file := range []string{"research_history.json", "research_history_v4.json", "research_history_v3.json", "research_history_v2.json", "research_history_v1.json", "research_history_v0.json", modelPathHistory} {
+	for _, file := range []string{"research_history.json", "research_history_v5.json", "research_history_v4.json", "research_history_v3.json", "research_history_v2.json", "research_history_v1.json", "research_history_v0.json", modelPathHistory} {
 		t.Run(file, func(t *testing.T) {
 			replayer := worker.NewWorkflowReplayer()
 			replayer.RegisterWorkflow(ResearchWorkflow)

@@ -84,11 +84,17 @@ type researchEnv struct {
 }
 
 func newResearchEnv(t *testing.T, batches ...[]search.Result) *researchEnv {
-	h := &researchEnv{provider: &scriptedProvider{batches: batches}, started: map[string]int{}}
+	sp := &scriptedProvider{batches: batches}
+	return newResearchEnvWith(t, sp, sp)
+}
+
+// newResearchEnvWith serves the corpus provider p, which answers searches from sp's batches.
+func newResearchEnvWith(t *testing.T, sp *scriptedProvider, p search.Provider) *researchEnv {
+	h := &researchEnv{provider: sp, started: map[string]int{}}
 	h.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	h.env = h.NewTestWorkflowEnvironment()
 	acts := activities.NewActivities(activities.Deps{
-		Providers: map[string]search.Provider{"corpus": h.provider},
+		Providers: map[string]search.Provider{"corpus": p},
 		ReportDir: t.TempDir(),
 	})
 	h.env.RegisterWorkflow(ResearchWorkflow)
