@@ -234,3 +234,65 @@ func (m *vocabMemo) forget() {
 	defer m.mu.Unlock()
 	m.version, m.counts, m.size = "", nil, 0
 }
+
+// BenchmarkReferences measures following the cross-references of a first round's results on a
+// corpus whose pages link to each other (Debian's sqlite3-doc, 769 pages), beside the search
+// that found them, same queries, same run: what the FollowReferences activity adds to round 1.
+func BenchmarkReferences(b *testing.B) {
+	const docs = "/usr/share/doc/sqlite3"
+	if _, err := os.Stat(docs); err != nil {
+		b.Skip("needs sqlite3-doc (apt-get install sqlite3-doc)")
+	}
+	ctx := context.Background()
+	x, err := Open(filepath.Join(b.TempDir(), "corpus.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer x.Close()
+	if _, err := x.IndexPaths(ctx, []string{docs}, IndexOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	queries := []string{
+		"deleted rows database file still big disk space back", "foreign key constraints enforced",
+		"autoincrement unique ids cost", "read field JSON document stored text column",
+		"two connections share memory database", "store timestamps compute dates",
+		"search documents ranked relevance", "running total group query",
+		"readers working someone writes", "inserting many rows slow speed safety",
+		"corrupt database file check recover", "copy database while applications still use it",
+		"query slow see how executed index", "threads share one connection",
+	}
+	var searchT, refT []time.Duration
+	refs := 0
+	for b.Loop() {
+		for _, q := range queries {
+			start := time.Now()
+			rs, err := x.Search(ctx, q, 15)
+			if err != nil {
+				b.Fatal(err)
+			}
+			searchT = append(searchT, time.Since(start))
+			ids := make([]string, len(rs))
+			for i, r := range rs {
+				ids[i] = r.DocID
+			}
+			start = time.Now()
+			got, err := x.References(ctx, q, ids, 3)
+			if err != nil {
+				b.Fatal(err)
+			}
+			refT = append(refT, time.Since(start))
+			refs += len(got)
+		}
+	}
+	b.ReportMetric(quantile(searchT, 0.5), "search-p50-ms")
+	b.ReportMetric(quantile(refT, 0.5), "references-p50-ms")
+	b.ReportMetric(quantile(refT, 0.95), "references-p95-ms")
+	b.ReportMetric(float64(refs)/float64(len(refT)), "references/round")
+}
+
+// quantile is the q-th quantile of ds, in milliseconds.
+func quantile(ds []time.Duration, q float64) float64 {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return float64(s[min(len(s)-1, int(float64(len(s))*q))].Microseconds()) / 1000
+}
