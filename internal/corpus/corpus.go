@@ -40,9 +40,9 @@ const (
 // maxLimit bounds how many results one search returns.
 const maxLimit = 100
 
-// schemaVersion is PRAGMA user_version of a corpus with pages, passages and links; version 0
-// files hold whole documents only and are migrated on Open; version 2 files gain the links
-// table, empty until their pages are indexed again.
+// schemaVersion is PRAGMA user_version of a corpus with pages, passages, links and the anchors
+// inside passages; version 0 files hold whole documents only and are migrated on Open; version
+// 2 files gain the links and passage_ids tables, empty until their pages are indexed again.
 const schemaVersion = 3
 
 // Document is one stored, searchable text.
