@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 
-	"github.com/sated-dev/sated/internal/config"
 	"github.com/sated-dev/sated/internal/search"
 )
 
@@ -35,12 +34,9 @@ func (a *Activities) FollowReferences(ctx context.Context, in ReferencesInput) (
 	if len(in.IDs) > maxReferenceIDs {
 		return ReferencesOutput{}, badInput(nil, "references: %d ids, at most %d", len(in.IDs), maxReferenceIDs)
 	}
-	p, ok := a.providers[in.Provider]
-	if !ok {
-		if config.KnownProvider(in.Provider) {
-			return ReferencesOutput{}, unusable("references: provider %q is not configured on this worker (see the README's configuration)", in.Provider)
-		}
-		return ReferencesOutput{}, unusable("references: unknown provider %q", in.Provider)
+	p, err := a.provider("references", in.Provider)
+	if err != nil {
+		return ReferencesOutput{}, err
 	}
 	r, ok := p.(search.Referencer)
 	if !ok || in.Per == 0 || len(in.IDs) == 0 {
@@ -50,11 +46,6 @@ func (a *Activities) FollowReferences(ctx context.Context, in ReferencesInput) (
 	if err != nil {
 		return ReferencesOutput{}, classify("references "+in.Provider, err)
 	}
-	for i := range rs {
-		rs[i].Snippet = search.Truncate(rs[i].Snippet, search.MaxSnippetChars)
-		if rs[i].Provider == "" {
-			rs[i].Provider = in.Provider
-		}
-	}
+	settle(rs, in.Provider)
 	return ReferencesOutput{Results: rs}, nil
 }

@@ -55,12 +55,9 @@ func (a *Activities) Search(ctx context.Context, in SearchInput) (SearchOutput, 
 	if in.Limit < 1 || in.Limit > 50 {
 		return SearchOutput{}, badInput(nil, "search: limit %d out of range [1,50]", in.Limit)
 	}
-	p, ok := a.providers[in.Provider]
-	if !ok {
-		if config.KnownProvider(in.Provider) {
-			return SearchOutput{}, unusable("search: provider %q is not configured on this worker (see the README's configuration)", in.Provider)
-		}
-		return SearchOutput{}, unusable("search: unknown provider %q", in.Provider)
+	p, err := a.provider("search", in.Provider)
+	if err != nil {
+		return SearchOutput{}, err
 	}
 	rk := runKey(ctx)
 	if a.record != nil {
@@ -97,12 +94,7 @@ func (a *Activities) Search(ctx context.Context, in SearchInput) (SearchOutput, 
 			}
 		}
 	}
-	for i := range rs {
-		rs[i].Snippet = search.Truncate(rs[i].Snippet, search.MaxSnippetChars)
-		if rs[i].Provider == "" {
-			rs[i].Provider = in.Provider
-		}
-	}
+	settle(rs, in.Provider)
 	if a.record != nil {
 		if err := a.record.PutRun(ctx, rk, rs); err != nil {
 			activity.GetLogger(ctx).Warn("search run record write failed", "error", err)
@@ -114,6 +106,29 @@ func (a *Activities) Search(ctx context.Context, in SearchInput) (SearchOutput, 
 		}
 	}
 	return SearchOutput{Results: rs, Chars: chars(rs)}, nil
+}
+
+// provider is the configured provider name, or the error the activity what returns: a provider
+// this worker lacks is unusable for the whole run, not a failure a retry can fix.
+func (a *Activities) provider(what, name string) (search.Provider, error) {
+	p, ok := a.providers[name]
+	if ok {
+		return p, nil
+	}
+	if config.KnownProvider(name) {
+		return nil, unusable("%s: provider %q is not configured on this worker (see the README's configuration)", what, name)
+	}
+	return nil, unusable("%s: unknown provider %q", what, name)
+}
+
+// settle bounds provider results' snippets and names their provider where they do not.
+func settle(rs []search.Result, provider string) {
+	for i := range rs {
+		rs[i].Snippet = search.Truncate(rs[i].Snippet, search.MaxSnippetChars)
+		if rs[i].Provider == "" {
+			rs[i].Provider = provider
+		}
+	}
 }
 
 // runKey names this search activity in the run's record; its retries share it.

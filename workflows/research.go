@@ -699,7 +699,7 @@ func (r *run) gate(ctx workflow.Context, task string, rec *research.Round, fresh
 			}
 		}
 		if decision == novelty.KeepAndStop {
-			rec.Note = strings.TrimPrefix(fmt.Sprintf("%s; kept: rounds up to %d are always kept; below the threshold, it ends the search", rec.Note, cfg.MinRounds), "; ")
+			rec.Note = addNote(rec.Note, fmt.Sprintf("kept: rounds up to %d are always kept; below the threshold, it ends the search", cfg.MinRounds))
 		}
 		r.pushRound(*rec)
 		if decision == novelty.KeepAndStop {
@@ -718,6 +718,14 @@ func (r *run) gate(ctx workflow.Context, task string, rec *research.Round, fresh
 		return searchOver
 	}
 	return roundGoesOn
+}
+
+// addNote appends more to a round's note, after "; " when the note already says something.
+func addNote(note, more string) string {
+	if note == "" {
+		return more
+	}
+	return note + "; " + more
 }
 
 func (r *run) pushRound(rec research.Round) {
@@ -750,7 +758,7 @@ func (r *run) followRefs(ctx workflow.Context, rec *research.Round, results []se
 	}
 	rec.Results += len(out.Results)
 	rec.References = len(out.Results)
-	rec.Note = strings.TrimPrefix(fmt.Sprintf("%s; followed the results' cross-references: %d passages they link to join after them", rec.Note, len(out.Results)), "; ")
+	rec.Note = addNote(rec.Note, fmt.Sprintf("followed the results' cross-references: %d passages they link to join after them", len(out.Results)))
 	return append(slices.Clip(results), out.Results...)
 }
 

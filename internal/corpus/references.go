@@ -33,8 +33,9 @@ func resolveLinks(pageURL string, links []link) []storedLink {
 	if err != nil {
 		return nil
 	}
-	self := *base
-	self.Fragment, self.RawFragment = "", ""
+	page := *base
+	page.Fragment, page.RawFragment = "", ""
+	self := page.String()
 	seen := map[storedLink]bool{}
 	var out []storedLink
 	for _, l := range links {
@@ -48,7 +49,7 @@ func resolveLinks(pageURL string, links []link) []storedLink {
 		}
 		s := storedLink{fragment: u.Fragment, label: l.label, lead: l.lead}
 		u.Fragment, u.RawFragment = "", ""
-		if s.target = u.String(); s.target == self.String() || seen[s] {
+		if s.target = u.String(); s.target == self || seen[s] {
 			continue
 		}
 		seen[s] = true
