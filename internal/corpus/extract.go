@@ -454,10 +454,8 @@ type htmlText struct {
 	// admonitions and examples are how many admonition boxes (a note, tip or warning) and
 	// example boxes the walk is inside: their headings are labels, not sections (boxLabel)
 	admonitions, examples int
-	// links are the main content's cross-references; blockText caches the text of the blocks
-	// they sit in
-	links     []link
-	blockText map[*html.Node]string
+	// links are the main content's cross-references
+	links []link
 }
 
 func (w *htmlText) result(title string) extracted {
@@ -735,7 +733,9 @@ func (w *htmlText) atLineStart() bool {
 const leadWords = 3
 
 // link records a hyperlink to another document or section: its text, and the leadWords words
-// before it in the block it sits in. Links within the page ("#top"), scripts and mail
+// written before it in its line (the walk is at the link's start). Taken from the text as
+// written, not by looking the link's text up in its block, a link is told by its own words when
+// the block names the same text earlier. Links within the page ("#top"), scripts and mail
 // addresses are not cross-references.
 func (w *htmlText) link(n *html.Node) {
 	href := strings.TrimSpace(attr(n, "href"))
@@ -749,25 +749,12 @@ func (w *htmlText) link(n *html.Node) {
 	if label == "" {
 		return
 	}
-	block := n.Parent
-	for block != nil && block.Type == html.ElementNode && !blocks[block.DataAtom] && block.DataAtom != atom.Td && block.DataAtom != atom.Th {
-		block = block.Parent
+	before := w.b.String()
+	if i := strings.LastIndexByte(before, '\n'); i >= 0 {
+		before = before[i+1:]
 	}
-	lead := ""
-	if block != nil && block.Type == html.ElementNode {
-		if w.blockText == nil {
-			w.blockText = map[*html.Node]string{}
-		}
-		all, ok := w.blockText[block]
-		if !ok {
-			all = collapse(textOf(block))
-			w.blockText[block] = all
-		}
-		if at := strings.Index(all, label); at > 0 {
-			words := strings.Fields(all[:at])
-			lead = strings.Join(words[max(0, len(words)-leadWords):], " ")
-		}
-	}
+	words := strings.Fields(stripMarkers(before))
+	lead := strings.Join(words[max(0, len(words)-leadWords):], " ")
 	w.links = append(w.links, link{href: href, label: label, lead: lead})
 }
 

@@ -147,7 +147,8 @@ func (x *Index) referenced(ctx context.Context, p Passage) ([]string, error) {
 		if err := rows.Scan(&label, &lead, &page, &ordinal); err != nil {
 			return nil, err
 		}
-		if !strings.Contains(body, strings.TrimSpace(lead+" "+label)) {
+		// the link's text follows its lead with or without a space ("tracker (https://...")
+		if !strings.Contains(body, strings.TrimSpace(lead+" "+label)) && !strings.Contains(body, lead+label) {
 			continue
 		}
 		out = append(out, PassageID(page, ordinal))

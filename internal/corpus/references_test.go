@@ -183,3 +183,39 @@ func TestVersion2CorpusGainsLinksOnReindex(t *testing.T) {
 	require.NoError(t, x.db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version))
 	require.Equal(t, schemaVersion, version)
 }
+
+// A page whose text sits directly in one <div>, not in paragraphs, names "the manual" three
+// times: as plain words in the introduction, then as a link in each of two long sections. Each
+// link belongs to the passage it is written in, told by the words written just before it, not
+// by the words before the text's first occurrence in the block (the introduction's); a link
+// right after a parenthesis still follows its words.
+func TestReferencesBelongToThePassageThatWritesThem(t *testing.T) {
+	ctx := context.Background()
+	filler := strings.Repeat("A checkpoint writes every dirty page of the shared buffers to disk. ", 20)
+	page := `<!DOCTYPE html><html><head><title>Tuning</title></head><body><div>
+Tuning starts from the manual and a benchmark. ` + filler + `
+<h2 id="speed">Speed</h2>For speed read checkpoints (<a href="wal.html">the manual</a>). ` + filler + `
+<h2 id="safety">Safety</h2>For safety read <a href="tablespaces.html">the manual</a> on disks. ` + filler + `
+</div></body></html>`
+	x, dir := indexDocs(t, map[string]string{"tuning.html": page, "tablespaces.html": tablespacesHTML, "wal.html": walHTML})
+	path := filepath.Join(dir, "tuning.html")
+	intro := passageWith(t, x, path, "Tuning starts")
+	speed := passageWith(t, x, path, "For speed read")
+	safety := passageWith(t, x, path, "For safety read")
+	require.NotEqual(t, speed, safety)
+	require.NotEqual(t, intro, speed)
+
+	follow := func(id string) []string {
+		t.Helper()
+		rs, err := x.References(ctx, "manual", []string{id}, 3)
+		require.NoError(t, err)
+		var urls []string
+		for _, r := range rs {
+			urls = append(urls, filepath.Base(r.URL))
+		}
+		return urls
+	}
+	require.Empty(t, follow(intro), "the introduction names the manual but links nowhere")
+	require.Equal(t, []string{"wal.html#wal"}, follow(speed))
+	require.Equal(t, []string{"tablespaces.html#tablespaces"}, follow(safety))
+}
