@@ -28,7 +28,9 @@ type investigation struct {
 	actors   []investigate.Actor
 	asked    map[string]bool // source|normalized query already asked after the loops
 	// version is pageVerifyChange's: DefaultVersion runs the stages as before it.
-	version  workflow.Version
+	version workflow.Version
+	// docLeads is whether the run reads leads, actors and claims as docLeadsChange does
+	docLeads bool
 	followed map[string]bool   // normalized breadcrumbs already followed
 	pages    map[string]string // normalized URL -> page text read for verification
 }
@@ -41,6 +43,18 @@ type investigation struct {
 const (
 	pageVerifyChange  = "investigation-page-verify"
 	pageVerifyVersion = 1
+)
+
+// docLeadsChange reads leads, key actors and claims as documentation writes them: a
+// capitalised pair whose words the results also write in lower case is a heading ("File
+// Locking"), not a person; a capitalised word they write in lower case or a stopword is a
+// keyword ("ON", "FROM"), not an acronym, and an acronym counts only where it is written in
+// capitals; a page's note about itself ("This page last modified on ...") is no claim, and a
+// bare version ("(2.3.1)") keys its claim. It changes which actors are searched and which
+// claims are contested, so runs started before it read as they did (the V1 functions).
+const (
+	docLeadsChange  = "investigation-doc-leads"
+	docLeadsVersion = 1
 )
 
 // InvestigationWorkflow decomposes the question into tasks and hypotheses, runs one saturation
@@ -70,6 +84,7 @@ func newInvestigation(ctx workflow.Context, req InvestigationRequest) (*investig
 		return nil, err
 	}
 	inv.version = workflow.GetVersion(ctx, pageVerifyChange, workflow.DefaultVersion, pageVerifyVersion)
+	inv.docLeads = workflow.GetVersion(ctx, docLeadsChange, workflow.DefaultVersion, docLeadsVersion) >= docLeadsVersion
 	if inv.version == workflow.DefaultVersion {
 		req = withLegacyDefaults(req)
 	}
@@ -112,7 +127,11 @@ func (inv *investigation) execute(ctx workflow.Context) (InvestigationReport, er
 	var entities []investigate.Breadcrumb
 	if n := *inv.req.Entities; n > 0 {
 		inv.prog.Phase = PhaseActors
-		entities = investigate.KeyEntities(inv.req.Question, plan.Terms(inv.req.Question), inv.texts(), n)
+		keyEntities := investigate.KeyEntitiesV1
+		if inv.docLeads {
+			keyEntities = investigate.KeyEntities
+		}
+		entities = keyEntities(inv.req.Question, plan.Terms(inv.req.Question), inv.texts(), n)
 		inv.searchActors(ctx, entities)
 	}
 
@@ -483,7 +502,10 @@ func (inv *investigation) extractLeads(ctx workflow.Context, texts []string) []i
 	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), researchActs.ExtractLeads,
 		activities.LeadsInput{Texts: texts, UseModel: useModel}).Get(ctx, &out); err != nil {
 		inv.fallback("lead extraction failed, using patterns: " + errMsg(err))
-		return investigate.Breadcrumbs(texts, 0)
+		if inv.docLeads {
+			return investigate.Breadcrumbs(texts, 0)
+		}
+		return investigate.BreadcrumbsV1(texts, 0)
 	}
 	inv.prog.Spend.ModelCalls += out.Usage.Calls
 	if out.Fallback != "" {
@@ -528,7 +550,7 @@ func (inv *investigation) claims() ([]investigate.Claim, map[string]string) {
 		}
 		text := f.Title + ". " + f.Snippet
 		pages[f.URL] = text
-		out = append(out, investigate.Claims(f.URL, text, 1)...)
+		out = append(out, investigate.ClaimsV1(f.URL, text, 1)...)
 	}
 	return out, pages
 }
@@ -675,11 +697,19 @@ func (inv *investigation) verify(ctx workflow.Context) []investigate.VerifiedCla
 			text, n = f.Title+". "+p, claimsPerPage
 		}
 		texts[f.URL] = text
-		claims = append(claims, investigate.Claims(f.URL, text, min(n, maxVerifyClaims-len(claims)))...)
+		claims = append(claims, inv.claimsOf(f.URL, text, min(n, maxVerifyClaims-len(claims)))...)
 	}
 	verified := investigate.Verify(claims, texts, inv.req.OfficialDomains)
 	inv.confirm(ctx, verified)
 	return investigate.RankClaims(verified)
+}
+
+// claimsOf reads a page's claims as the run's version does (docLeadsChange).
+func (inv *investigation) claimsOf(pageURL, text string, n int) []investigate.Claim {
+	if inv.docLeads {
+		return investigate.Claims(pageURL, text, n)
+	}
+	return investigate.ClaimsV1(pageURL, text, n)
 }
 
 // officialSource is where contested claims are checked: the corpus first (the user's own
@@ -723,7 +753,7 @@ func (inv *investigation) confirm(ctx workflow.Context, verified []investigate.V
 		default:
 			var official []investigate.Claim
 			for _, r := range results[k] {
-				official = append(official, investigate.Claims(r.URL, r.Title+". "+r.Snippet, 2)...)
+				official = append(official, inv.claimsOf(r.URL, r.Title+". "+r.Snippet, 2)...)
 			}
 			verified[i] = investigate.Resolve(verified[i], official, asked[k], src)
 		}

@@ -1,23 +1,28 @@
 package investigate
 
 import (
+	_ "embed"
 	"regexp"
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/sated-dev/sated/internal/text"
 )
 
-// Breadcrumb kinds, in ranking order.
+// Breadcrumb kinds, in ranking order. A topic is a capitalised phrase that names a section or
+// a subject ("Implementation Restrictions", "File Locking"): worth following, since the pages
+// around it are about the question's neighbourhood, but no actor.
 const (
 	KindIdentifier   = "identifier"
 	KindOrganisation = "organisation"
 	KindPerson       = "person"
+	KindTopic        = "topic"
 	KindAcronym      = "acronym"
 )
 
-var kindRank = map[string]int{KindIdentifier: 0, KindOrganisation: 1, KindPerson: 2, KindAcronym: 3}
+var kindRank = map[string]int{KindIdentifier: 0, KindOrganisation: 1, KindPerson: 2, KindTopic: 3, KindAcronym: 4}
 
 // Breadcrumb is a lead found in the results: an identifier, organisation, person or acronym.
 type Breadcrumb struct {
@@ -79,9 +84,71 @@ func toSet(s string) map[string]bool {
 
 type mention struct{ text, kind string }
 
+// isStopword is text.IsStopword, for functions whose text parameter hides the package.
+var isStopword = text.IsStopword
+
+// lexicon is the words a batch of texts writes in lower case ("mode", "locking", "select",
+// "to"). Documentation capitalises its headings and shouts its keywords: "File Locking" and
+// "Shared-Cache Mode" are headings whose words the text writes in lower case too, "ON" and
+// "FROM" are SQL that the prose writes as "on" and "from". A surname or an acronym is seldom
+// written that way ("Richard Hipp", "NASA").
+type lexicon map[string]bool
+
+// commonWordsText is technical English's common lower-case words, one a line: those at least
+// ten pages of the Python 3.11 documentation write in lower case (TestCommonWords derives it
+// again). A batch of snippets is too short to write "restrictions" or "manual" itself.
+//
+//go:embed common_words.txt
+var commonWordsText string
+
+var commonWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(commonWordsText) {
+		m[w] = true
+	}
+	return m
+}()
+
+// lowerWords is the lexicon of texts: every run of letters that starts in lower case.
+func lowerWords(texts []string) lexicon {
+	lx := lexicon{}
+	for _, t := range texts {
+		for _, w := range letterRuns(t) {
+			if r := []rune(w)[0]; unicode.IsLower(r) {
+				lx[w] = true
+			}
+		}
+	}
+	return lx
+}
+
+// letterRuns splits s into its runs of letters ("Shared-Cache Mode": Shared, Cache, Mode).
+func letterRuns(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) })
+}
+
+// common reports whether the last word of name is one the texts, or technical English
+// (commonWords), write in lower case: the
+// head noun of a heading ("Backwards Compatibility", "Implementation Restrictions", "File
+// Locking") or a keyword ("FROM"); a surname seldom is ("Richard Hipp", "Mark Hammond"). A nil
+// lexicon knows no words.
+func (lx lexicon) common(name string) bool {
+	ws := letterRuns(name)
+	if lx == nil || len(ws) == 0 {
+		return false
+	}
+	last := strings.ToLower(ws[len(ws)-1])
+	return lx[last] || commonWords[last]
+}
+
 // mentions finds every breadcrumb-like mention in one text, identifiers first so their parts
-// are not counted again as acronyms.
-func mentions(text string) []mention {
+// are not counted again as acronyms (the reading of runs before docLeads: no lexicon).
+func mentions(text string) []mention { return mentionsIn(text, nil) }
+
+// mentionsIn is mentions that reads a capitalised pair whose last word lx writes in lower case
+// (lexicon.common) as a topic, not a person, and drops the acronyms whose word lx writes in
+// lower case or that are stopwords: keywords, not names.
+func mentionsIn(text string, lx lexicon) []mention {
 	var out []mention
 	taken := make([]bool, len(text))
 	claim := func(loc []int) bool {
@@ -122,14 +189,21 @@ func mentions(text string) []mention {
 		bare := honorRe.ReplaceAllString(name, "")
 		words := strings.Fields(bare)
 		if honorRe.MatchString(name) || (!notNames[words[0]] && !notNames[words[len(words)-1]]) {
+			kind := KindPerson
+			if !honorRe.MatchString(name) && lx.common(bare) {
+				kind = KindTopic
+			}
 			if claim(loc) {
-				out = append(out, mention{name, KindPerson})
+				out = append(out, mention{name, kind})
 			}
 		}
 	}
 	for _, loc := range acronymRe.FindAllStringIndex(text, -1) {
 		a := text[loc[0]:loc[1]]
 		if notAcronyms[a] || notAcronyms[strings.TrimSuffix(a, "s")] || !hasLetters(a, 2) {
+			continue
+		}
+		if lx != nil && (isStopword(strings.ToLower(a)) || lx.common(a) || lx.common(strings.TrimSuffix(a, "s"))) {
 			continue
 		}
 		if claim(loc) {
@@ -149,8 +223,9 @@ func hasLetters(s string, n int) bool {
 	return c >= n
 }
 
-// count tallies mentions across texts by documents mentioning them, folding case and spacing.
-func count(texts []string, keep func(kind string) bool) []Breadcrumb {
+// count tallies mentions across texts by documents mentioning them, folding case and spacing,
+// read with lx (nil: the reading before docLeads).
+func count(texts []string, keep func(kind string) bool, lx lexicon) []Breadcrumb {
 	type acc struct {
 		b    Breadcrumb
 		seen int
@@ -158,7 +233,7 @@ func count(texts []string, keep func(kind string) bool) []Breadcrumb {
 	byKey := map[string]*acc{}
 	var order []string
 	for i, t := range texts {
-		for _, m := range mentions(t) {
+		for _, m := range mentionsIn(t, lx) {
 			if !keep(m.kind) {
 				continue
 			}
@@ -183,9 +258,17 @@ func count(texts []string, keep func(kind string) bool) []Breadcrumb {
 }
 
 // Breadcrumbs extracts and ranks the leads in texts: identifiers, then organisations, then
-// people, then acronyms; within a kind by how many texts mention them. At most n (0: all).
-func Breadcrumbs(texts []string, n int) []Breadcrumb {
-	bs := count(texts, func(string) bool { return true })
+// people, then topics, then acronyms; within a kind by how many texts mention them. At most n
+// (0: all). A capitalised pair whose head word is common is a topic (a heading), an upper-case
+// common word a keyword, dropped (lexicon).
+func Breadcrumbs(texts []string, n int) []Breadcrumb { return breadcrumbs(texts, n, lowerWords(texts)) }
+
+// BreadcrumbsV1 is Breadcrumbs as runs before docLeads read them: every capitalised pair a
+// person, every upper-case word an acronym.
+func BreadcrumbsV1(texts []string, n int) []Breadcrumb { return breadcrumbs(texts, n, nil) }
+
+func breadcrumbs(texts []string, n int, lx lexicon) []Breadcrumb {
+	bs := count(texts, func(string) bool { return true }, lx)
 	sort.SliceStable(bs, func(i, j int) bool {
 		if kindRank[bs[i].Kind] != kindRank[bs[j].Kind] {
 			return kindRank[bs[i].Kind] < kindRank[bs[j].Kind]
@@ -199,9 +282,10 @@ func Breadcrumbs(texts []string, n int) []Breadcrumb {
 }
 
 // Entities counts the actors in texts (organisations, people, acronyms) by how many texts
-// mention them, most mentioned first, at most n (0: all).
+// mention them, most mentioned first, at most n (0: all). Only runs from before
+// pageVerifyChange use it, with their reading (no lexicon).
 func Entities(texts []string, n int) []Breadcrumb {
-	es := count(texts, func(k string) bool { return k != KindIdentifier })
+	es := count(texts, func(k string) bool { return k != KindIdentifier }, nil)
 	sort.SliceStable(es, func(i, j int) bool {
 		if es[i].Count != es[j].Count {
 			return es[i].Count > es[j].Count
@@ -217,8 +301,20 @@ func Entities(texts []string, n int) []Breadcrumb {
 // KeyEntities ranks the actors in texts by frequency and relevance, leaving out what the
 // question already names: each text mentioning an entity counts 1, and 1 more when it also
 // names one of the question's terms (an actor mentioned beside the subject matters more than
-// one mentioned in passing). At most n (0: all).
+// one mentioned in passing). At most n (0: all). Actors are read as Breadcrumbs reads leads,
+// topics are none, and an acronym counts where it is written in capitals: "IN" is not named
+// by every "in".
 func KeyEntities(question string, terms []string, texts []string, n int) []Breadcrumb {
+	return keyEntities(question, terms, texts, n, lowerWords(texts))
+}
+
+// KeyEntitiesV1 is KeyEntities as runs before docLeads read them (no lexicon; an acronym
+// counts wherever its letters are a word in any case).
+func KeyEntitiesV1(question string, terms []string, texts []string, n int) []Breadcrumb {
+	return keyEntities(question, terms, texts, n, nil)
+}
+
+func keyEntities(question string, terms []string, texts []string, n int, lx lexicon) []Breadcrumb {
 	q := " " + NormalizeName(question) + " "
 	lower := make([]string, len(texts))
 	for i, t := range texts {
@@ -229,14 +325,14 @@ func KeyEntities(question string, terms []string, texts []string, n int) []Bread
 		score int
 	}
 	var es []scored
-	for _, e := range count(texts, func(k string) bool { return k != KindIdentifier }) {
+	for _, e := range count(texts, func(k string) bool { return k != KindIdentifier }, lx) {
 		name := NormalizeName(e.Text)
 		if strings.Contains(q, " "+name+" ") {
 			continue
 		}
 		score := 0
-		for _, t := range lower {
-			if !strings.Contains(t, " "+name+" ") {
+		for i, t := range lower {
+			if !strings.Contains(t, " "+name+" ") || lx != nil && e.Kind == KindAcronym && !writesWord(texts[i], e.Text) {
 				continue
 			}
 			score++
@@ -295,12 +391,25 @@ func Sentences(s string) []string { return text.Sentences(s) }
 // once each, in order.
 func Mentioning(texts []string, phrase string, n int) []string {
 	p := strings.ToLower(phrase)
+	return mentioning(texts, n, func(s string) bool { return strings.Contains(strings.ToLower(s), p) })
+}
+
+// MentioningActor is Mentioning for an actor: an acronym is mentioned where it is written as a
+// word in capitals ("IN" is not mentioned by "in" or "INSERT"), anything else as Mentioning.
+func MentioningActor(texts []string, e Breadcrumb, n int) []string {
+	if e.Kind == KindAcronym {
+		return mentioning(texts, n, func(s string) bool { return writesWord(s, e.Text) })
+	}
+	return Mentioning(texts, e.Text, n)
+}
+
+func mentioning(texts []string, n int, mentions func(sentence string) bool) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, t := range texts {
 		for _, s := range text.Sentences(t) {
 			k := strings.ToLower(s)
-			if strings.Contains(k, p) && !seen[k] {
+			if mentions(s) && !seen[k] {
 				seen[k] = true
 				out = append(out, s)
 				if len(out) == n {
@@ -350,4 +459,29 @@ func MergeModelLeads(pattern []Breadcrumb, model []Breadcrumb, texts []string) [
 		return out[i].Count > out[j].Count
 	})
 	return out
+}
+
+// writesWord reports whether s writes w as a word of its own, in w's case ("IN" is not in
+// "in" nor in "INSERT"; "SQL" is in "SQL's").
+func writesWord(s, w string) bool {
+	for at := 0; ; {
+		i := strings.Index(s[at:], w)
+		if i < 0 {
+			return false
+		}
+		i += at
+		before, after := i == 0, i+len(w) == len(s)
+		if !before {
+			r, _ := utf8.DecodeLastRuneInString(s[:i])
+			before = !unicode.IsLetter(r) && !unicode.IsDigit(r)
+		}
+		if !after {
+			r, _ := utf8.DecodeRuneInString(s[i+len(w):])
+			after = !unicode.IsLetter(r) && !unicode.IsDigit(r)
+		}
+		if before && after {
+			return true
+		}
+		at = i + len(w)
+	}
 }

@@ -100,7 +100,7 @@ func ProfileFrom(e Breadcrumb, findings []Finding, pages map[string]string, n in
 		if p, ok := pages[f.Key]; ok {
 			text = f.Title + ". " + p
 		}
-		ss := Mentioning([]string{text}, e.Text, n-len(a.Profile))
+		ss := MentioningActor([]string{text}, e, n-len(a.Profile))
 		if len(ss) == 0 {
 			continue
 		}

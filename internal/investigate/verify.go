@@ -465,8 +465,19 @@ func Keys(s string) []string {
 	return out
 }
 
-// NewClaim is one sentence of a page with the facts it states.
+// NewClaim is one sentence of a page with the facts it states. A version written bare
+// ("2002-02-13 (2.3.1)" in a release history) is one of its keys, as "version 2.3.1" is.
 func NewClaim(pageURL, sentence string) Claim {
+	c := NewClaimV1(pageURL, sentence)
+	for _, m := range bareVersionRe.FindAllStringSubmatch(sentence, -1) {
+		c.Keys = appendOnce(c.Keys, m[1])
+	}
+	return c
+}
+
+// NewClaimV1 is NewClaim as runs before docLeads read a sentence: only a version after a word
+// ("version 2.3.1", "SQLite 3.17.0") is a key.
+func NewClaimV1(pageURL, sentence string) Claim {
 	c := Claim{Text: sentence, URL: pageURL, Dates: Dates(sentence), Figures: Figures(sentence), Roles: Roles(sentence), Keys: Keys(sentence)}
 	for _, f := range c.Figures {
 		c.Amounts = append(c.Amounts, f.String())
@@ -479,9 +490,23 @@ func NewClaim(pageURL, sentence string) Claim {
 	return c
 }
 
-// Claims extracts up to n key sentences from a page: those carrying dates, amounts, names or
-// figures, best first.
-func Claims(pageURL, text string, n int) []Claim {
+// Claims extracts up to n key sentences from a page (NewClaim): those carrying dates, amounts,
+// names or figures, best first. A sentence about the page it sits on ("This page last modified
+// on 2020-02-10") is no claim: every page says it of itself, and two such pages do not
+// disagree.
+func Claims(pageURL, text string, n int) []Claim { return claims(pageURL, text, n, true) }
+
+// ClaimsV1 is Claims as runs before docLeads read them: page notes are claims, read by
+// NewClaimV1.
+func ClaimsV1(pageURL, text string, n int) []Claim { return claims(pageURL, text, n, false) }
+
+var (
+	pageNoteRe = regexp.MustCompile(`(?i)\b(?:this|the present) (?:web ?page|page|document|article|file|site)\b[^.;]*\b(?:modified|updated|changed|generated|edited|revised)\b|^\W*(?:page )?last (?:modified|updated|changed|edited|revised)\b`)
+	// bareVersionRe is a dotted version of three or four parts anywhere ("(2.3.1)", "3.8.7.1")
+	bareVersionRe = regexp.MustCompile(`(?:^|[^\d.])(\d+\.\d+\.\d+(?:\.\d+)?)(?:$|[^\d.]|\.(?:$|\D))`)
+)
+
+func claims(pageURL, text string, n int, docs bool) []Claim {
 	type scored struct {
 		c     Claim
 		score int
@@ -492,7 +517,13 @@ func Claims(pageURL, text string, n int) []Claim {
 		if len(s) < 30 || len(s) > 400 {
 			continue
 		}
-		c := NewClaim(pageURL, s)
+		if docs && pageNoteRe.MatchString(s) {
+			continue
+		}
+		c := NewClaimV1(pageURL, s)
+		if docs {
+			c = NewClaim(pageURL, s)
+		}
 		score := 2*len(c.Dates) + 2*len(c.Amounts) + len(c.Names)
 		if strings.IndexFunc(s, unicode.IsDigit) >= 0 {
 			score++
