@@ -20,14 +20,16 @@ import (
 // page's own date, and one person the pages name.
 var docsPages = []search.Result{
 	{URL: "file:///doc/lockingv3.html", Title: "File Locking And Concurrency",
-		Snippet: "File Locking decides when a writer may proceed. The file locking code takes a RESERVED lock before writing; two writers at once get SQLITE_BUSY. Richard Hipp wrote the locking code. This page last modified on 2020-02-10 20:33:26 UTC."},
+		Snippet: "File Locking decides when a writer may proceed. The file locking code takes a RESERVED lock before writing; two writers at once get SQLITE_BUSY. Richard Hipp wrote the locking code in 2004. This page last modified on 2020-02-10 20:33:26 UTC."},
 	{URL: "file:///doc/lang_conflict.html", Title: "The ON CONFLICT Clause",
 		Snippet: "INSERT OR REPLACE and ON CONFLICT resolve a constraint conflict on the row: an insert may replace it. Write Ahead Logging lets readers go on while one writer writes ahead in the log. This page last modified on 2022-12-07 10:00:00 UTC."},
 	{URL: "file:///doc/wal.html", Title: "Write Ahead Logging",
-		Snippet: "Write Ahead Logging keeps readers working while a writer writes ahead; the locking is per file. Richard Hipp designed it. ON CONFLICT is not needed for it. This page last modified on 2018-11-30 09:00:00 UTC."},
+		Snippet: "Write Ahead Logging keeps readers working while a writer writes ahead; the locking is per file. Richard Hipp designed it for version 3.7.0, released on 2010-07-21. ON CONFLICT is not needed for it. This page last modified on 2018-11-30 09:00:00 UTC."},
 	{URL: "file:///doc/faq.html", Title: "Frequently Asked Questions",
 		Snippet: "Two programs can read at once but only one may write: the file locking serializes writers, ON and OR aside. Richard Hipp answers these questions. This page last modified on 2016-12-03 08:00:00 UTC."},
 }
+
+const docsQuestion = "Why do two programs writing one SQLite database at once get an error?"
 
 // runDocs investigates docsPages from the corpus alone, as a new run or as one started before
 // docLeadsChange.
@@ -43,7 +45,7 @@ func runDocs(t *testing.T, legacy bool) InvestigationReport {
 	if legacy {
 		h.env.OnGetVersion(docLeadsChange, workflow.DefaultVersion, docLeadsVersion).Return(workflow.DefaultVersion)
 	}
-	return h.run(t, InvestigationRequest{Question: "Why do two programs writing one SQLite database at once get an error?",
+	return h.run(t, InvestigationRequest{Question: docsQuestion,
 		Sources: []string{"corpus"}, NoModel: true, Ceilings: map[string]int{"corpus": 2}})
 }
 

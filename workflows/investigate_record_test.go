@@ -29,11 +29,31 @@ func (storyFetcher) Fetch(_ context.Context, u string) (fetch.Page, error) {
 }
 
 // TestRecordPageVerifyHistory records, on a real dev server, an investigation of the story
-// (storySources) at pageVerifyVersion, for TestReplayInvestigationHistories. Run with
+// (storySources), for TestReplayInvestigationHistories; TestRecordDocLeadsHistory one of the
+// documentation pages (docsPages) at docLeadsVersion. Run with
 //
 //	temporal server start-dev --port 7283 --headless &
-//	SATED_RECORD_HISTORY=1 TEMPORAL_ADDRESS=127.0.0.1:7283 go test ./workflows -run RecordPageVerifyHistory
+//	SATED_RECORD_HISTORY=1 TEMPORAL_ADDRESS=127.0.0.1:7283 go test ./workflows -run 'Record(PageVerify|DocLeads)History'
+//
+// (investigation_page_verify_history.json was recorded at pageVerifyVersion, before
+// docLeadsChange: recording it again would move it to docLeadsVersion.)
 func TestRecordPageVerifyHistory(t *testing.T) {
+	web, corpus := storySources()
+	recordInvestigation(t, map[string]search.Provider{"searxng": web, "corpus": corpus}, "investigation-page-verify-story",
+		InvestigationRequest{Question: storyQuestion, Sources: []string{"corpus", "searxng"}, NoModel: true, Ceilings: map[string]int{"corpus": 2, "searxng": 2}},
+		"investigation_page_verify_history.json")
+}
+
+func TestRecordDocLeadsHistory(t *testing.T) {
+	corpus := &storyProvider{name: "corpus", answer: func(string) []search.Result { return docsPages }}
+	recordInvestigation(t, map[string]search.Provider{"corpus": corpus}, "investigation-doc-leads",
+		InvestigationRequest{Question: docsQuestion, Sources: []string{"corpus"}, NoModel: true, Ceilings: map[string]int{"corpus": 2}},
+		"investigation_doc_leads_history.json")
+}
+
+// recordInvestigation runs one investigation on the dev server at TEMPORAL_ADDRESS and writes
+// its history to testdata/file.
+func recordInvestigation(t *testing.T, providers map[string]search.Provider, id string, req InvestigationRequest, file string) {
 	addr := os.Getenv("TEMPORAL_ADDRESS")
 	if os.Getenv("SATED_RECORD_HISTORY") != "1" || addr == "" {
 		t.Skip("records only with SATED_RECORD_HISTORY=1 and TEMPORAL_ADDRESS")
@@ -43,16 +63,14 @@ func TestRecordPageVerifyHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	web, corpus := storySources()
-	acts := activities.NewActivities(activities.Deps{Providers: map[string]search.Provider{"searxng": web, "corpus": corpus},
-		Fetcher: storyFetcher{}, ReportDir: t.TempDir()})
-	const queue = "sated-record-page-verify"
+	acts := activities.NewActivities(activities.Deps{Providers: providers, Fetcher: storyFetcher{}, ReportDir: t.TempDir()})
+	queue := "sated-record-" + id
 	w := worker.New(c, queue, worker.Options{})
 	w.RegisterWorkflow(InvestigationWorkflow)
 	w.RegisterWorkflow(SourceLoopWorkflow)
 	w.RegisterActivity(acts)
 	workers := []worker.Worker{w}
-	for _, s := range []string{"corpus", "searxng"} {
+	for _, s := range req.Sources {
 		sw := worker.New(c, activities.SourceTaskQueue(s), worker.Options{})
 		sw.RegisterActivityWithOptions(acts.Search, activity.RegisterOptions{Name: "Search"})
 		workers = append(workers, sw)
@@ -65,10 +83,8 @@ func TestRecordPageVerifyHistory(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	id := "investigation-page-verify-story"
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue,
-		WorkflowIDReusePolicy: 1}, InvestigationWorkflowName, InvestigationRequest{Question: storyQuestion,
-		Sources: []string{"corpus", "searxng"}, NoModel: true, Ceilings: map[string]int{"corpus": 2, "searxng": 2}})
+		WorkflowIDReusePolicy: 1}, InvestigationWorkflowName, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,6 +101,6 @@ func TestRecordPageVerifyHistory(t *testing.T) {
 		}
 		h.Events = append(h.Events, e)
 	}
-	t.Logf("%d claims, %d leads, %d events", len(rep.Claims), len(rep.Leads), len(h.Events))
-	testenv.RecordHistory(t, h, "investigation_page_verify_history.json")
+	t.Logf("%d claims, %d leads, %d actors, %d events", len(rep.Claims), len(rep.Leads), len(rep.Actors), len(h.Events))
+	testenv.RecordHistory(t, h, file)
 }

@@ -74,11 +74,15 @@ func TestReplayHarnessHistories(t *testing.T) {
 // real dev server (by `SATED_RECORD_HISTORY=1 go test ./worker -run 'Investigation|FullRun'`).
 // investigation_history.json is from before pageVerifyChange (DefaultVersion);
 // investigation_page_verify_history.json is at pageVerifyVersion (recorded by
-// TestRecordPageVerifyHistory): per-hypothesis breadcrumbs, page reads, confirmation searches.
+// TestRecordPageVerifyHistory): per-hypothesis breadcrumbs, page reads, confirmation searches;
+// investigation_doc_leads_history.json at docLeadsVersion (TestRecordDocLeadsHistory):
+// documentation's headings, keywords and page notes read as such. Replaying it with the V1
+// reading fails (TMPRL1100: the key actors searched differ).
 func TestReplayInvestigationHistories(t *testing.T) {
 	replayEach(t, []recorded{
 		{"investigation_history.json", InvestigationWorkflow},
 		{"investigation_page_verify_history.json", InvestigationWorkflow},
+		{"investigation_doc_leads_history.json", InvestigationWorkflow},
 		{"source_loop_history.json", SourceLoopWorkflow},
 		{"memory_admin_history.json", MemoryAdminWorkflow},
 	})
