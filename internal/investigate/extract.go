@@ -24,7 +24,8 @@ const (
 
 var kindRank = map[string]int{KindIdentifier: 0, KindOrganisation: 1, KindPerson: 2, KindTopic: 3, KindAcronym: 4}
 
-// Breadcrumb is a lead found in the results: an identifier, organisation, person or acronym.
+// Breadcrumb is a lead found in the results: an identifier, organisation, person, topic or
+// acronym.
 type Breadcrumb struct {
 	Text  string `json:"text"`
 	Kind  string `json:"kind"`
@@ -128,10 +129,9 @@ func letterRuns(s string) []string {
 }
 
 // common reports whether the last word of name is one the texts, or technical English
-// (commonWords), write in lower case: the
-// head noun of a heading ("Backwards Compatibility", "Implementation Restrictions", "File
-// Locking") or a keyword ("FROM"); a surname seldom is ("Richard Hipp", "Mark Hammond"). A nil
-// lexicon knows no words.
+// (commonWords), write in lower case: the head noun of a heading ("Backwards Compatibility",
+// "Implementation Restrictions", "File Locking") or a keyword ("FROM"); a surname seldom is
+// ("Richard Hipp", "Mark Hammond"). A nil lexicon knows no words.
 func (lx lexicon) common(name string) bool {
 	ws := letterRuns(name)
 	if lx == nil || len(ws) == 0 {
@@ -301,9 +301,9 @@ func Entities(texts []string, n int) []Breadcrumb {
 // KeyEntities ranks the actors in texts by frequency and relevance, leaving out what the
 // question already names: each text mentioning an entity counts 1, and 1 more when it also
 // names one of the question's terms (an actor mentioned beside the subject matters more than
-// one mentioned in passing). At most n (0: all). Actors are read as Breadcrumbs reads leads,
-// topics are none, and an acronym counts where it is written in capitals: "IN" is not named
-// by every "in".
+// one mentioned in passing). At most n (0: all). Actors are read as Breadcrumbs reads leads:
+// a heading is researched as a topic, not as a person, and an acronym counts where it is
+// written in capitals ("IN" is not named by every "in").
 func KeyEntities(question string, terms []string, texts []string, n int) []Breadcrumb {
 	return keyEntities(question, terms, texts, n, lowerWords(texts))
 }
