@@ -7,15 +7,21 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
+
+	"go.temporal.io/sdk/activity"
 
 	"github.com/sated-dev/sated/internal/config"
 	"github.com/sated-dev/sated/internal/investigate"
 	"github.com/sated-dev/sated/internal/llm"
 	"github.com/sated-dev/sated/internal/plan"
+	"github.com/sated-dev/sated/internal/report"
+	"github.com/sated-dev/sated/internal/research"
 )
 
 // SourceTaskQueue is the task queue serving one provider's searches, so each provider has its
@@ -247,6 +253,7 @@ type InvestigationReportInput struct {
 // InvestigationReportOutput is the rendered report and where it was saved.
 type InvestigationReportOutput struct {
 	Markdown     string `json:"markdown"`
+	Answer       string `json:"answer,omitempty"` // the report's answer section (investigate.Report.Answer)
 	MarkdownPath string `json:"markdown_path"`
 	JSONPath     string `json:"json_path"`
 }
@@ -261,7 +268,10 @@ func (a *Activities) WriteInvestigationReport(ctx context.Context, in Investigat
 	if r.GeneratedAt.IsZero() {
 		r.GeneratedAt = time.Now().UTC()
 	}
-	out := InvestigationReportOutput{Markdown: investigate.Markdown(r)}
+	if r.Answer == "" {
+		r.Answer = a.investigationAnswer(ctx, r)
+	}
+	out := InvestigationReportOutput{Markdown: investigate.Markdown(r), Answer: r.Answer}
 	if a.reportDir == "" {
 		return out, nil
 	}
@@ -283,6 +293,54 @@ func (a *Activities) WriteInvestigationReport(ctx context.Context, in Investigat
 	}
 	out.MarkdownPath, out.JSONPath = md, jp
 	return out, nil
+}
+
+// investigationAnswer is the extractive answer over an investigation's findings, as a research
+// run's report is written (report.Answer): every finding a source, a corpus passage read whole,
+// grouped under the question's parts and cited by finding number. The answer trusts a ranking
+// as a research run trusts its searches': here the order the investigation found them in (its
+// first searches ask the question most directly). One more search of the question itself, to
+// rank by, read 0.002-0.023 higher on the dev sets, but the investigation's search budget
+// counts every search and this one would be outside it.
+func (a *Activities) investigationAnswer(ctx context.Context, r investigate.Report) string {
+	if len(r.Findings) == 0 {
+		return ""
+	}
+	activity.RecordHeartbeat(ctx, "answering from the findings")
+	sources := make([]research.Source, len(r.Findings))
+	prior := make([]float64, len(r.Findings))
+	for i, f := range r.Findings {
+		sources[i] = research.Source{N: i + 1, Result: f.Result}
+		prior[i] = 1 / float64(discoveryRRFK+i+1)
+	}
+	a.readPassages(ctx, sources)
+	ans := report.Answer(report.AnswerInput{Question: r.Question, Aspects: plan.SplitAspects(r.Question), Sources: sources,
+		Prior: prior, Topical: a.topical(ctx, sources)})
+	return citeFindings(ans.Body, func(k int) int {
+		if k < 1 || k > len(ans.Order) {
+			return 0
+		}
+		return r.Findings[ans.Order[k-1]-1].N
+	})
+}
+
+// discoveryRRFK is the reciprocal-rank constant of the discovery-order prior (as FusedRanks').
+const discoveryRRFK = 60
+
+// reLineCitation is the citation an answer line ends with ("- quote [3]", "**Title** [3]").
+var reLineCitation = regexp.MustCompile(`(?m) \[(\d+)\]$`)
+
+// citeFindings renumbers the citation that ends each line of an answer body: k becomes
+// finding(k); a citation with no finding (0) is removed. A bracketed number inside a quote
+// ("a[3]") is quoted text and stays.
+func citeFindings(body string, finding func(k int) int) string {
+	return reLineCitation.ReplaceAllStringFunc(body, func(m string) string {
+		k, err := strconv.Atoi(m[2 : len(m)-1])
+		if n := finding(k); err == nil && n > 0 {
+			return fmt.Sprintf(" [%d]", n)
+		}
+		return ""
+	})
 }
 
 // writeFileAtomic writes through a temporary file so a crash never leaves half a report.

@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
+	"github.com/sated-dev/sated/internal/corpus"
 	"github.com/sated-dev/sated/internal/investigate"
 	"github.com/sated-dev/sated/internal/llm"
 	"github.com/sated-dev/sated/internal/search"
@@ -208,4 +211,53 @@ func TestExtractLeadsAddsOnlyModelLeadsPresentInTheTexts(t *testing.T) {
 	require.Equal(t, "patterns", out.Extractor)
 	require.Contains(t, out.Fallback, "model leads unusable")
 	require.NotEmpty(t, out.Leads)
+}
+
+// The investigation report answers the question first: quotes from the findings, a corpus
+// passage read whole (not its snippet), grouped under the question's parts and cited by the
+// finding's own number; a finding's bracketed text ("a[3]") is quoted, not renumbered.
+func TestInvestigationReportAnswersFromTheFindings(t *testing.T) {
+	ctx := context.Background()
+	x, err := corpus.Open(filepath.Join(t.TempDir(), "corpus.db"))
+	require.NoError(t, err)
+	defer x.Close()
+	require.NoError(t, x.Add(ctx, corpus.Document{URL: "file:///vacuum.md", Title: "VACUUM", Format: corpus.FormatMarkdown,
+		Body: "The VACUUM command rebuilds the database file, repacking it into a minimal amount of disk space. Deleting rows leaves free pages in the file."}))
+	require.NoError(t, x.Add(ctx, corpus.Document{URL: "file:///journal.md", Title: "Rollback journal", Format: corpus.FormatMarkdown,
+		Body: "The rollback journal is deleted when the transaction commits."}))
+	rs, err := x.Search(ctx, "VACUUM disk space", 5)
+	require.NoError(t, err)
+	var vacuum search.Result
+	for _, r := range rs {
+		if r.Title == "VACUUM" {
+			vacuum = r
+		}
+	}
+	require.NotEmpty(t, vacuum.DocID)
+	vacuum.Snippet = "The VACUUM command…" // the snippet cuts the sentence; the passage holds it whole
+	findings := []investigate.Finding{
+		{N: 1, Key: "a", Result: search.Result{URL: "https://a.example/x", Title: "Unrelated", Snippet: "Weather is sunny today; list a[3] holds it."}},
+		{N: 2, Key: "b", Result: search.Result{URL: "https://b.example/j", Title: "Journal", Snippet: "The rollback journal is deleted when the transaction commits."}},
+		{N: 3, Key: "c", Result: vacuum},
+	}
+	acts := NewActivities(Deps{Providers: map[string]search.Provider{"corpus": x}, Docs: x, ReportDir: t.TempDir()})
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestActivityEnvironment()
+	env.RegisterActivity(acts)
+	v, err := env.ExecuteActivity(acts.WriteInvestigationReport, InvestigationReportInput{Report: investigate.Report{
+		Question: "I deleted rows but the file is as big as before; how do I get the disk space back?", WorkflowID: "inv/2", Findings: findings}})
+	require.NoError(t, err)
+	var out InvestigationReportOutput
+	require.NoError(t, v.Get(&out))
+	require.Contains(t, out.Answer, "repacking it into a minimal amount of disk space", "the passage read whole")
+	require.Regexp(t, `minimal amount of disk space\. [^\n]*\[3\]\n`, out.Answer, "cited by the finding's number")
+	require.NotContains(t, out.Answer, "[1]\n")
+	answer := strings.Index(out.Markdown, "## Answer")
+	require.GreaterOrEqual(t, answer, 0)
+	require.Less(t, answer, strings.Index(out.Markdown, "## Findings"), "the answer comes first")
+
+	// citations are renumbered only where a line ends with them
+	require.Equal(t, "- a[3] quoted [7]\n**T** [9]\n- gone", citeFindings("- a[3] quoted [1]\n**T** [2]\n- gone [5]", func(k int) int {
+		return map[int]int{1: 7, 2: 9}[k]
+	}))
 }

@@ -205,6 +205,7 @@ func (inv *investigation) report(ctx workflow.Context, planned activities.Invest
 		activities.InvestigationReportInput{Report: rep}).Get(ctx, &out); err != nil {
 		return InvestigationReport{}, err
 	}
+	rep.Answer = out.Answer
 	inv.prog.ReportPath = out.MarkdownPath
 	inv.prog.Phase = PhaseDone
 	return InvestigationReport{Report: rep, Planner: planned.Planner, Plan: planned.Tasks, Markdown: out.Markdown,

@@ -96,6 +96,11 @@ func TestInvestigationReadsDocumentationLeads(t *testing.T) {
 		}
 	}
 
+	// the report answers first, from the findings, cited by finding number
+	require.Contains(t, rep.Answer, "Richard Hipp")
+	require.Regexp(t, `\[\d+\]\n`, rep.Answer)
+	require.Less(t, strings.Index(rep.Markdown, "## Answer"), strings.Index(rep.Markdown, "## Findings"))
+
 	old := runDocs(t, true)
 	oldActors := actorNames(old)
 	require.Contains(t, oldActors, "ON", "before docLeadsChange an upper-case keyword was an acronym")

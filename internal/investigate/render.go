@@ -81,6 +81,9 @@ type Report struct {
 	StopReason  string              `json:"stop_reason,omitempty"`
 	Fallbacks   []string            `json:"fallbacks,omitempty"`
 	Notes       []string            `json:"notes,omitempty"`
+	// Answer is the extractive answer to the question over the findings (report.Answer), cited
+	// by finding number; empty for runs from before it was written.
+	Answer string `json:"answer,omitempty"`
 }
 
 // Profile builds an actor's profile from the findings that mention it: up to n sentences,
@@ -134,6 +137,7 @@ var tagMark = map[string]string{VerifiedOfficial: "✔ official", VerifiedMulti:
 func Markdown(r Report) string {
 	var b strings.Builder
 	writeHeader(&b, r)
+	writeAnswer(&b, r)
 	writeFindings(&b, r)
 	writeClaims(&b, r)
 	writeActors(&b, r)
@@ -152,6 +156,16 @@ func writeHeader(b *strings.Builder, r Report) {
 	if r.StopReason != "" {
 		fmt.Fprintf(b, "**Stopped early:** %s\n\n", r.StopReason)
 	}
+}
+
+// writeAnswer puts the answer first: what the findings say of the question, quoted and cited.
+func writeAnswer(b *strings.Builder, r Report) {
+	if strings.TrimSpace(r.Answer) == "" {
+		return
+	}
+	b.WriteString("## Answer\n\n")
+	b.WriteString("_Quoted from the findings below, the best first under each part of the question; [n] is the finding._\n\n")
+	b.WriteString(strings.TrimSpace(r.Answer) + "\n\n")
 }
 
 func writeFindings(b *strings.Builder, r Report) {

@@ -452,9 +452,12 @@ func Roles(s string) []string {
 }
 
 // Keys are the versions and identifiers a sentence names.
-func Keys(s string) []string {
+func Keys(s string) []string { return keysOf(s, mentions(s)) }
+
+// keysOf is Keys from the sentence's mentions, read once.
+func keysOf(s string, ms []mention) []string {
 	var out []string
-	for _, m := range mentions(s) {
+	for _, m := range ms {
 		if m.kind == KindIdentifier {
 			out = appendOnce(out, strings.ToLower(strings.ReplaceAll(m.text, " ", "")))
 		}
@@ -478,11 +481,12 @@ func NewClaim(pageURL, sentence string) Claim {
 // NewClaimV1 is NewClaim as runs before docLeads read a sentence: only a version after a word
 // ("version 2.3.1", "SQLite 3.17.0") is a key.
 func NewClaimV1(pageURL, sentence string) Claim {
-	c := Claim{Text: sentence, URL: pageURL, Dates: Dates(sentence), Figures: Figures(sentence), Roles: Roles(sentence), Keys: Keys(sentence)}
+	ms := mentions(sentence)
+	c := Claim{Text: sentence, URL: pageURL, Dates: Dates(sentence), Figures: Figures(sentence), Roles: Roles(sentence), Keys: keysOf(sentence, ms)}
 	for _, f := range c.Figures {
 		c.Amounts = append(c.Amounts, f.String())
 	}
-	for _, m := range mentions(sentence) {
+	for _, m := range ms {
 		if m.kind == KindPerson || m.kind == KindOrganisation {
 			c.Names = appendOnce(c.Names, NormalizeName(honorRe.ReplaceAllString(m.text, "")))
 		}
@@ -506,6 +510,23 @@ var (
 	bareVersionRe = regexp.MustCompile(`(?:^|[^\d.])(\d+\.\d+\.\d+(?:\.\d+)?)(?:$|[^\d.]|\.(?:$|\D))`)
 )
 
+// mayScore is false for a sentence that cannot score 2 as a claim, told without reading it: no
+// digit (so no date, amount or figure) and fewer than four capitals (so not two names). Claims
+// reads every sentence of the pages it verifies in workflow code, and reading each in full
+// took most of a second on twelve pages.
+func mayScore(s string) bool {
+	capitals := 0
+	for _, r := range s {
+		switch {
+		case unicode.IsDigit(r):
+			return true
+		case unicode.IsUpper(r):
+			capitals++
+		}
+	}
+	return capitals >= 4
+}
+
 func claims(pageURL, text string, n int, docs bool) []Claim {
 	type scored struct {
 		c     Claim
@@ -517,13 +538,14 @@ func claims(pageURL, text string, n int, docs bool) []Claim {
 		if len(s) < 30 || len(s) > 400 {
 			continue
 		}
-		if docs && pageNoteRe.MatchString(s) {
+		if !mayScore(s) || docs && pageNoteRe.MatchString(s) {
 			continue
 		}
-		c := NewClaimV1(pageURL, s)
+		read := NewClaimV1
 		if docs {
-			c = NewClaim(pageURL, s)
+			read = NewClaim
 		}
+		c := read(pageURL, s)
 		score := 2*len(c.Dates) + 2*len(c.Amounts) + len(c.Names)
 		if strings.IndexFunc(s, unicode.IsDigit) >= 0 {
 			score++
