@@ -295,6 +295,37 @@ func (a *Activities) WriteInvestigationReport(ctx context.Context, in Investigat
 	return out, nil
 }
 
+// VerifyClaimsInput is what an investigation verifies: its findings in citation order, each
+// with its text, at most Max claims in all, read as Docs says (investigate.VerifySources).
+type VerifyClaimsInput struct {
+	Sources  []investigate.ClaimSource `json:"sources"`
+	Max      int                       `json:"max"`
+	Official []string                  `json:"official,omitempty"`
+	Docs     bool                      `json:"docs"`
+}
+
+// VerifyClaimsOutput is the claims read from the findings, each tagged.
+type VerifyClaimsOutput struct {
+	Verified []investigate.VerifiedClaim `json:"verified"`
+}
+
+// maxVerifySources bounds the findings one verification reads.
+const maxVerifySources = 2000
+
+// VerifyInvestigationClaims reads the key claims of an investigation's findings and tags each
+// against the others (investigate.VerifySources): the comparison of every claim with every
+// other, and the reading of a dozen pages, run here rather than in workflow code.
+func (a *Activities) VerifyInvestigationClaims(ctx context.Context, in VerifyClaimsInput) (VerifyClaimsOutput, error) {
+	if in.Max < 0 || in.Max > 1000 {
+		return VerifyClaimsOutput{}, badInput(nil, "verify claims: max %d out of range [0,1000]", in.Max)
+	}
+	if len(in.Sources) > maxVerifySources {
+		return VerifyClaimsOutput{}, badInput(nil, "verify claims: %d findings, at most %d", len(in.Sources), maxVerifySources)
+	}
+	activity.RecordHeartbeat(ctx, fmt.Sprintf("verifying the claims of %d findings", len(in.Sources)))
+	return VerifyClaimsOutput{Verified: investigate.VerifySources(in.Sources, in.Max, in.Official, in.Docs)}, nil
+}
+
 // investigationAnswer is the extractive answer over an investigation's findings, as a research
 // run's report is written (report.Answer): every finding a source, a corpus passage read whole,
 // grouped under the question's parts and cited by finding number. The answer trusts a ranking

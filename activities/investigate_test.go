@@ -261,3 +261,26 @@ func TestInvestigationReportAnswersFromTheFindings(t *testing.T) {
 		return map[int]int{1: 7, 2: 9}[k]
 	}))
 }
+
+func TestVerifyInvestigationClaims(t *testing.T) {
+	acts := NewActivities(Deps{})
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestActivityEnvironment()
+	env.RegisterActivity(acts)
+	sources := []investigate.ClaimSource{
+		{URL: "https://a.example/1", Text: "Acme Corp closed its $200M Series C round in Oct 2023.", Claims: 1},
+		{URL: "https://b.example/2", Text: "Acme Corp closed its $200M Series C round in 2024.", Claims: 1},
+	}
+	v, err := env.ExecuteActivity(acts.VerifyInvestigationClaims, VerifyClaimsInput{Sources: sources, Max: 200, Docs: true})
+	require.NoError(t, err)
+	var out VerifyClaimsOutput
+	require.NoError(t, v.Get(&out))
+	require.Len(t, out.Verified, 2)
+	require.Equal(t, investigate.Contradicted, out.Verified[0].Tag, "Oct 2023 against 2024")
+	require.Equal(t, investigate.VerifySources(sources, 200, nil, true), out.Verified)
+
+	for _, bad := range []VerifyClaimsInput{{Max: -1}, {Max: 1001}, {Max: 10, Sources: make([]investigate.ClaimSource, maxVerifySources+1)}} {
+		_, err := env.ExecuteActivity(acts.VerifyInvestigationClaims, bad)
+		require.Equal(t, ErrBadInput, appErrType(err), "%+v", bad.Max)
+	}
+}

@@ -33,15 +33,25 @@ func (storyFetcher) Fetch(_ context.Context, u string) (fetch.Page, error) {
 // documentation pages (docsPages) at docLeadsVersion. Run with
 //
 //	temporal server start-dev --port 7283 --headless &
-//	SATED_RECORD_HISTORY=1 TEMPORAL_ADDRESS=127.0.0.1:7283 go test ./workflows -run 'Record(PageVerify|DocLeads)History'
+//	SATED_RECORD_HISTORY=1 TEMPORAL_ADDRESS=127.0.0.1:7283 go test ./workflows -run 'Record(PageVerify|DocLeads|VerifyActivity)History'
 //
 // (investigation_page_verify_history.json was recorded at pageVerifyVersion, before
-// docLeadsChange: recording it again would move it to docLeadsVersion.)
+// docLeadsChange, and investigation_doc_leads_history.json before verifyActivityChange:
+// recording them again would move them to the newest versions.)
 func TestRecordPageVerifyHistory(t *testing.T) {
 	web, corpus := storySources()
 	recordInvestigation(t, map[string]search.Provider{"searxng": web, "corpus": corpus}, "investigation-page-verify-story",
 		InvestigationRequest{Question: storyQuestion, Sources: []string{"corpus", "searxng"}, NoModel: true, Ceilings: map[string]int{"corpus": 2, "searxng": 2}},
 		"investigation_page_verify_history.json")
+}
+
+// TestRecordVerifyActivityHistory records the story at verifyActivityVersion: its claims read
+// and verified in the VerifyInvestigationClaims activity, one contested claim confirmed.
+func TestRecordVerifyActivityHistory(t *testing.T) {
+	web, corpus := storySources()
+	recordInvestigation(t, map[string]search.Provider{"searxng": web, "corpus": corpus}, "investigation-verify-activity-story",
+		InvestigationRequest{Question: storyQuestion, Sources: []string{"corpus", "searxng"}, NoModel: true, Ceilings: map[string]int{"corpus": 2, "searxng": 2}},
+		"investigation_verify_activity_history.json")
 }
 
 func TestRecordDocLeadsHistory(t *testing.T) {

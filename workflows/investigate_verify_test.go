@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/sated-dev/sated/activities"
@@ -227,4 +229,48 @@ func TestInvestigationBeforePageVerifyKeepsItsStages(t *testing.T) {
 	}
 	require.Nil(t, claimWith(rep, "Jane Smith became the CEO"), "entity findings came after verification")
 	require.LessOrEqual(t, len(rep.Actors), legacyEntities)
+}
+
+// Claims are read and verified in the VerifyInvestigationClaims activity, with the same tags
+// as the workflow code that read them before verifyActivityChange (which such runs still use).
+func TestInvestigationVerifiesInAnActivityAsItDidInWorkflowCode(t *testing.T) {
+	tags := func(rep InvestigationReport) []string {
+		var out []string
+		for _, c := range rep.Claims {
+			out = append(out, c.Tag+": "+c.Text+" | "+strings.Join(c.Contradictions, "; ")+" | "+c.Confirmation)
+		}
+		return out
+	}
+	run := func(inWorkflow bool) (InvestigationReport, int) {
+		web, corpus := storySources()
+		h := newInvHarness(t)
+		h.acts = activities.NewActivities(activities.Deps{Providers: map[string]search.Provider{"searxng": web, "corpus": corpus}, ReportDir: t.TempDir()})
+		h.env.RegisterActivity(h.acts)
+		h.env.OnActivity(h.acts.FetchPage, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.FetchInput) (activities.FetchOutput, error) {
+			if text := pageText(in.URL); text != "" {
+				return activities.FetchOutput{Text: text, From: "web"}, nil
+			}
+			return activities.FetchOutput{}, fmt.Errorf("no page for %s", in.URL)
+		}).Maybe()
+		var mu sync.Mutex
+		verifications := 0
+		h.env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+			if info.ActivityType.Name == "VerifyInvestigationClaims" {
+				mu.Lock()
+				verifications++
+				mu.Unlock()
+			}
+		})
+		if inWorkflow {
+			h.env.OnGetVersion(verifyActivityChange, workflow.DefaultVersion, verifyActivityVersion).Return(workflow.DefaultVersion)
+		}
+		rep := h.run(t, InvestigationRequest{Question: storyQuestion, Sources: []string{"corpus", "searxng"}, NoModel: true, Ceilings: map[string]int{"corpus": 2, "searxng": 2}})
+		return rep, verifications
+	}
+	now, n := run(false)
+	require.Equal(t, 1, n, "one verification activity")
+	require.NotNil(t, claimWith(now, "Oct 2023"), "the story's claims are tagged")
+	before, n := run(true)
+	require.Zero(t, n, "before the change the workflow read them itself")
+	require.Equal(t, tags(before), tags(now))
 }

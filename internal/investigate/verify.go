@@ -871,3 +871,31 @@ func Resolve(v VerifiedClaim, official []Claim, query, source string) VerifiedCl
 	}
 	return v
 }
+
+// ClaimSource is one finding as verification reads it: its text (its page when read in full,
+// else its title and snippet) and how many claims it may give.
+type ClaimSource struct {
+	URL    string `json:"url"`
+	Text   string `json:"text"`
+	Claims int    `json:"claims"`
+}
+
+// VerifySources reads the claims of the sources in order, at most max in all, as Claims reads
+// them (ClaimsV1 when !docs, for runs before docLeads), and verifies them against each other
+// (Verify), each source's text given for the citing check.
+func VerifySources(sources []ClaimSource, max int, official []string, docs bool) []VerifiedClaim {
+	read := Claims
+	if !docs {
+		read = ClaimsV1
+	}
+	var claims []Claim
+	texts := map[string]string{}
+	for _, s := range sources {
+		if len(claims) >= max {
+			break
+		}
+		texts[s.URL] = s.Text
+		claims = append(claims, read(s.URL, s.Text, min(s.Claims, max-len(claims)))...)
+	}
+	return Verify(claims, texts, official)
+}
