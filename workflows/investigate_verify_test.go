@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/sated-dev/sated/activities"
@@ -273,4 +274,25 @@ func TestInvestigationVerifiesInAnActivityAsItDidInWorkflowCode(t *testing.T) {
 	before, n := run(true)
 	require.Zero(t, n, "before the change the workflow read them itself")
 	require.Equal(t, tags(before), tags(now))
+}
+
+// A verification that fails (after its retries) leaves the claims untagged and says so; the
+// investigation still writes its report.
+func TestInvestigationSurvivesAFailedVerification(t *testing.T) {
+	web, corpus := storySources()
+	h := newInvHarness(t)
+	h.acts = activities.NewActivities(activities.Deps{Providers: map[string]search.Provider{"searxng": web, "corpus": corpus}, ReportDir: t.TempDir()})
+	h.env.RegisterActivity(h.acts)
+	h.env.OnActivity(h.acts.FetchPage, mock.Anything, mock.Anything).Return(activities.FetchOutput{}, fmt.Errorf("offline")).Maybe()
+	h.env.OnActivity(h.acts.VerifyInvestigationClaims, mock.Anything, mock.Anything).Return(activities.VerifyClaimsOutput{},
+		temporal.NewNonRetryableApplicationError("claims unreadable", "Test", nil))
+	rep := h.run(t, InvestigationRequest{Question: storyQuestion, Sources: []string{"corpus", "searxng"}, NoModel: true, Ceilings: map[string]int{"corpus": 2, "searxng": 2}})
+	require.Empty(t, rep.Claims)
+	require.NotEmpty(t, rep.Findings)
+	require.NotEmpty(t, rep.Markdown)
+	found := false
+	for _, f := range rep.Fallbacks {
+		found = found || strings.Contains(f, "verification failed, no claims are tagged: ") && strings.Contains(f, "claims unreadable")
+	}
+	require.True(t, found, "%q", rep.Fallbacks)
 }
