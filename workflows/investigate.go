@@ -60,9 +60,10 @@ const (
 // capitalised pair whose last word the results (or technical English) write in lower case is a
 // topic ("File Locking"), not a person; an upper-case word they write in lower case or a
 // stopword is a keyword ("ON", "FROM"), not an acronym, and an acronym counts only where it is
-// written in capitals; a page's note about itself ("This page last modified on ...") is no claim, and a
-// bare version ("(2.3.1)") keys its claim. It changes which actors are searched and which
-// claims are contested, so runs started before it read as they did (the V1 functions).
+// written in capitals; a page's note about itself ("This page last modified on ...") is no
+// claim, and a bare version ("(2.3.1)") keys its claim. It changes which actors are searched
+// and which claims are contested, so runs started before it read as they did (the V1
+// functions).
 const (
 	docLeadsChange  = "investigation-doc-leads"
 	docLeadsVersion = 1
