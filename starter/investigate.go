@@ -206,11 +206,12 @@ func followInvestigation(ctx context.Context, c client.Client, env config.Env, i
 				return fmt.Errorf("investigation %s failed: %w", id, err)
 			}
 			if asJSON {
+				rep.Markdown = rep.Rendered()
 				enc := json.NewEncoder(stdout)
 				enc.SetIndent("", "  ")
 				return enc.Encode(rep)
 			}
-			fmt.Fprintln(stdout, rep.Markdown)
+			fmt.Fprintln(stdout, rep.Rendered())
 			fmt.Fprintf(stderr, "\nreport: %s\njson:   %s\nui:     %s\n", rep.MarkdownPath, rep.JSONPath, uiLink(env, id))
 			return nil
 		case <-tick.C:

@@ -221,9 +221,20 @@ func (inv *investigation) report(ctx workflow.Context, planned activities.Invest
 	rep.Answer = out.Answer
 	inv.prog.ReportPath = out.MarkdownPath
 	inv.prog.Phase = PhaseDone
-	return InvestigationReport{Report: rep, Planner: planned.Planner, Plan: planned.Tasks, Markdown: out.Markdown,
+	md := out.Markdown
+	if len(md) > maxResultMarkdown {
+		md = "" // the report renders it again (investigate.Markdown); the file has it too
+	}
+	return InvestigationReport{Report: rep, Planner: planned.Planner, Plan: planned.Tasks, Markdown: md,
 		MarkdownPath: out.MarkdownPath, JSONPath: out.JSONPath}, nil
 }
+
+// maxResultMarkdown bounds the rendered report a workflow result carries beside the report it
+// renders. Both grow with the findings: 1,140 findings from four sources made a 2.03 MB
+// result, at Temporal's 2 MB payload limit (past it the finished run's completion is refused).
+// Without the rendering, which repeats the findings and the query events, the result is about
+// half, and InvestigationReport.Rendered renders it again wherever it is read.
+const maxResultMarkdown = 256 << 10
 
 func (inv *investigation) fallback(s string) { inv.prog.Fallbacks = append(inv.prog.Fallbacks, s) }
 

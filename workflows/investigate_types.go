@@ -142,7 +142,17 @@ const (
 	PhaseReporting     = "reporting"
 )
 
-// InvestigationReport is the output of InvestigationWorkflow.
+// Rendered is the report's Markdown: as the run saved it, or rendered again from the report
+// when the result left it out (maxResultMarkdown).
+func (r InvestigationReport) Rendered() string {
+	if r.Markdown != "" {
+		return r.Markdown
+	}
+	return investigate.Markdown(r.Report)
+}
+
+// InvestigationReport is the output of InvestigationWorkflow. Markdown is empty when it would
+// make the result too large (maxResultMarkdown): Rendered renders it from the report.
 type InvestigationReport struct {
 	investigate.Report
 	Planner      string                         `json:"planner"`
