@@ -2,15 +2,10 @@ package workflows
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"go.temporal.io/sdk/log"
-	"go.temporal.io/sdk/testsuite"
 
 	"github.com/sated-dev/sated/activities"
 	"github.com/sated-dev/sated/internal/corpus"
@@ -54,12 +49,7 @@ func TestInvestigationAnswerRecall(t *testing.T) {
 	var csum [4]float64
 	nc := 0
 	for _, q := range qs {
-		var suite testsuite.WorkflowTestSuite
-		suite.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-		env := suite.NewTestWorkflowEnvironment()
-		env.RegisterWorkflow(InvestigationWorkflow)
-		env.RegisterWorkflow(SourceLoopWorkflow)
-		env.RegisterActivity(acts)
+		env := quietInvestigationEnv(acts)
 		env.ExecuteWorkflow(InvestigationWorkflow, InvestigationRequest{Question: q.Question, Sources: []string{"corpus"}, NoModel: true})
 		if err := env.GetWorkflowError(); err != nil {
 			t.Fatal(err)

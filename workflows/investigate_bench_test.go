@@ -74,6 +74,18 @@ func benchIndex(b testing.TB, dir string, inputs ...string) *corpus.Index {
 	return x
 }
 
+// quietInvestigationEnv is a test environment that runs investigations with acts, logging
+// nothing: the benchmarks and measurements run many.
+func quietInvestigationEnv(acts *activities.Activities) *testsuite.TestWorkflowEnvironment {
+	var suite testsuite.WorkflowTestSuite
+	suite.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	env := suite.NewTestWorkflowEnvironment()
+	env.RegisterWorkflow(InvestigationWorkflow)
+	env.RegisterWorkflow(SourceLoopWorkflow)
+	env.RegisterActivity(acts)
+	return env
+}
+
 // relevant: a result whose title and snippet name at least two of the question's terms.
 func relevant(r search.Result, terms []string) bool {
 	words := novelty.WordSet(r.Title + " " + r.Snippet)
@@ -145,12 +157,7 @@ func BenchmarkInvestigationVsBaseline(b *testing.B) {
 			seen := map[string]bool{}
 			base, _ = investigate.Within(seen, base)
 
-			var suite testsuite.WorkflowTestSuite
-			suite.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-			env := suite.NewTestWorkflowEnvironment()
-			env.RegisterWorkflow(InvestigationWorkflow)
-			env.RegisterWorkflow(SourceLoopWorkflow)
-			env.RegisterActivity(acts)
+			env := quietInvestigationEnv(acts)
 			t1 := time.Now()
 			env.ExecuteWorkflow(InvestigationWorkflow, InvestigationRequest{Question: q.Question, Sources: sources, NoModel: true})
 			invWall += time.Since(t1)
@@ -220,12 +227,7 @@ func breadcrumbGain(tb testing.TB) crumbTotals {
 	providers := map[string]search.Provider{"corpus": rich, "duckduckgo": renamed{shallow, "duckduckgo"}}
 	acts := activities.NewActivities(activities.Deps{Providers: providers, Docs: rich})
 	run := func(q eval.Question, crumbs *int, legacy bool) crumbRun {
-		var suite testsuite.WorkflowTestSuite
-		suite.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-		env := suite.NewTestWorkflowEnvironment()
-		env.RegisterWorkflow(InvestigationWorkflow)
-		env.RegisterWorkflow(SourceLoopWorkflow)
-		env.RegisterActivity(acts)
+		env := quietInvestigationEnv(acts)
 		if legacy {
 			env.OnGetVersion(pageVerifyChange, workflow.DefaultVersion, pageVerifyVersion).Return(workflow.DefaultVersion)
 		}

@@ -2,12 +2,9 @@ package workflows
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
 
-	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
@@ -82,13 +79,8 @@ func BenchmarkInvestigationWithLatency(b *testing.B) {
 	sources := []string{"corpus", "duckduckgo"}
 	acts := activities.NewActivities(activities.Deps{Providers: providers})
 	newEnv := func() *testsuite.TestWorkflowEnvironment {
-		var suite testsuite.WorkflowTestSuite
-		suite.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-		env := suite.NewTestWorkflowEnvironment()
-		env.RegisterWorkflow(InvestigationWorkflow)
-		env.RegisterWorkflow(SourceLoopWorkflow)
+		env := quietInvestigationEnv(acts)
 		env.RegisterWorkflow(baselineWorkflow)
-		env.RegisterActivity(acts)
 		return env
 	}
 	runBaseline := func(queries []string, parallel bool) ([]search.Result, time.Duration) {
