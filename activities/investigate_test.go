@@ -284,3 +284,28 @@ func TestVerifyInvestigationClaims(t *testing.T) {
 		require.Equal(t, ErrBadInput, appErrType(err), "%+v", bad.Max)
 	}
 }
+
+func TestRankKeyEntities(t *testing.T) {
+	acts := NewActivities(Deps{})
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestActivityEnvironment()
+	env.RegisterActivity(acts)
+	texts := []string{"Richard Hipp wrote the locking code; see File Locking.", "Ask Richard Hipp about the file locking ON clause."}
+	in := KeyEntitiesInput{Question: "Who wrote the locking code?", Terms: []string{"wrote", "locking", "code"}, Texts: texts, N: 5, Docs: true}
+	v, err := env.ExecuteActivity(acts.RankKeyEntities, in)
+	require.NoError(t, err)
+	var out KeyEntitiesOutput
+	require.NoError(t, v.Get(&out))
+	require.Equal(t, investigate.KeyEntities(in.Question, in.Terms, texts, 5), out.Entities)
+	require.Equal(t, "Richard Hipp", out.Entities[0].Text)
+	in.Docs = false
+	v, err = env.ExecuteActivity(acts.RankKeyEntities, in)
+	require.NoError(t, err)
+	require.NoError(t, v.Get(&out))
+	require.Equal(t, investigate.KeyEntitiesV1(in.Question, in.Terms, texts, 5), out.Entities, "runs before docLeads read them their way")
+
+	for _, bad := range []KeyEntitiesInput{{N: -1}, {N: 101}, {N: 5, Texts: make([]string, maxVerifySources+1)}} {
+		_, err := env.ExecuteActivity(acts.RankKeyEntities, bad)
+		require.Equal(t, ErrBadInput, appErrType(err))
+	}
+}

@@ -31,8 +31,8 @@ type investigation struct {
 	version workflow.Version
 	// docLeads is whether the run reads leads, actors and claims as docLeadsChange does
 	docLeads bool
-	// verifyActivity is whether claims are read and verified in an activity (verifyActivityChange)
-	verifyActivity bool
+	// readActivities is whether claims and key entities are read in activities (readActivitiesChange)
+	readActivities bool
 	followed       map[string]bool   // normalized breadcrumbs already followed
 	pages          map[string]string // normalized URL -> page text read for verification
 }
@@ -47,13 +47,14 @@ const (
 	pageVerifyVersion = 1
 )
 
-// verifyActivityChange reads and verifies the claims in the VerifyInvestigationClaims activity
-// instead of workflow code: a dozen pages' claims took 0.25-0.55 s of workflow code, and one
-// investigation on a loaded machine hit the SDK's deadlock detector (TMPRL1101: a workflow
-// task may not run a second without yielding), which fails the task again on every retry.
+// readActivitiesChange reads what grows with the findings in activities instead of workflow
+// code: the claims (VerifyInvestigationClaims) and the key entities (RankKeyEntities). A dozen
+// pages' claims took 0.25-0.55 s of workflow code and the key entities of 1,140 findings 0.3 s;
+// on a loaded machine either hit the SDK's deadlock detector (TMPRL1101: a workflow task may
+// not run a second without yielding), which fails the task again on every retry.
 const (
-	verifyActivityChange  = "investigation-verify-activity"
-	verifyActivityVersion = 1
+	readActivitiesChange  = "investigation-read-activities"
+	readActivitiesVersion = 1
 )
 
 // docLeadsChange reads leads, key actors and claims as documentation writes them: a
@@ -97,7 +98,7 @@ func newInvestigation(ctx workflow.Context, req InvestigationRequest) (*investig
 	}
 	inv.version = workflow.GetVersion(ctx, pageVerifyChange, workflow.DefaultVersion, pageVerifyVersion)
 	inv.docLeads = workflow.GetVersion(ctx, docLeadsChange, workflow.DefaultVersion, docLeadsVersion) >= docLeadsVersion
-	inv.verifyActivity = workflow.GetVersion(ctx, verifyActivityChange, workflow.DefaultVersion, verifyActivityVersion) >= verifyActivityVersion
+	inv.readActivities = workflow.GetVersion(ctx, readActivitiesChange, workflow.DefaultVersion, readActivitiesVersion) >= readActivitiesVersion
 	if inv.version == workflow.DefaultVersion {
 		req = withLegacyDefaults(req)
 	}
@@ -140,11 +141,7 @@ func (inv *investigation) execute(ctx workflow.Context) (InvestigationReport, er
 	var entities []investigate.Breadcrumb
 	if n := *inv.req.Entities; n > 0 {
 		inv.prog.Phase = PhaseActors
-		keyEntities := investigate.KeyEntitiesV1
-		if inv.docLeads {
-			keyEntities = investigate.KeyEntities
-		}
-		entities = keyEntities(inv.req.Question, plan.Terms(inv.req.Question), inv.texts(), n)
+		entities = inv.keyEntities(ctx, n)
 		inv.searchActors(ctx, entities)
 	}
 
@@ -153,6 +150,25 @@ func (inv *investigation) execute(ctx workflow.Context) (InvestigationReport, er
 	inv.profileActors(entities)
 	verified := inv.verify(ctx)
 	return inv.report(ctx, planned, verified)
+}
+
+// keyEntities ranks the n key entities of the findings: in the RankKeyEntities activity
+// (readActivitiesChange; a failure is a fallback and researches none), else in workflow code as
+// the run's version reads them.
+func (inv *investigation) keyEntities(ctx workflow.Context, n int) []investigate.Breadcrumb {
+	in := activities.KeyEntitiesInput{Question: inv.req.Question, Terms: plan.Terms(inv.req.Question), Texts: inv.texts(), N: n, Docs: inv.docLeads}
+	if inv.readActivities {
+		var out activities.KeyEntitiesOutput
+		if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, synthOptions), researchActs.RankKeyEntities, in).Get(ctx, &out); err != nil {
+			inv.fallback("key actors could not be ranked, none researched: " + errMsg(err))
+			return nil
+		}
+		return out.Entities
+	}
+	if inv.docLeads {
+		return investigate.KeyEntities(in.Question, in.Terms, in.Texts, n)
+	}
+	return investigate.KeyEntitiesV1(in.Question, in.Terms, in.Texts, n)
 }
 
 // executeV0 is execute before pageVerifyChange: breadcrumbs once after every hypothesis in one
@@ -720,7 +736,7 @@ func (inv *investigation) verify(ctx workflow.Context) []investigate.VerifiedCla
 		in.Sources = append(in.Sources, src)
 	}
 	var verified []investigate.VerifiedClaim
-	if inv.verifyActivity {
+	if inv.readActivities {
 		// the claims are read in an activity: reading a dozen pages took most of the SDK's one
 		// second a workflow task may run without yielding
 		var out activities.VerifyClaimsOutput

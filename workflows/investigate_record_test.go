@@ -33,10 +33,10 @@ func (storyFetcher) Fetch(_ context.Context, u string) (fetch.Page, error) {
 // documentation pages (docsPages) at docLeadsVersion. Run with
 //
 //	temporal server start-dev --port 7283 --headless &
-//	SATED_RECORD_HISTORY=1 TEMPORAL_ADDRESS=127.0.0.1:7283 go test ./workflows -run 'Record(PageVerify|DocLeads|VerifyActivity)History'
+//	SATED_RECORD_HISTORY=1 TEMPORAL_ADDRESS=127.0.0.1:7283 go test ./workflows -run 'Record(PageVerify|DocLeads|ReadActivities)History'
 //
 // (investigation_page_verify_history.json was recorded at pageVerifyVersion, before
-// docLeadsChange, and investigation_doc_leads_history.json before verifyActivityChange:
+// docLeadsChange, and investigation_doc_leads_history.json before readActivitiesChange:
 // recording them again would move them to the newest versions.)
 func TestRecordPageVerifyHistory(t *testing.T) {
 	web, corpus := storySources()
@@ -45,13 +45,14 @@ func TestRecordPageVerifyHistory(t *testing.T) {
 		"investigation_page_verify_history.json")
 }
 
-// TestRecordVerifyActivityHistory records the story at verifyActivityVersion: its claims read
-// and verified in the VerifyInvestigationClaims activity, one contested claim confirmed.
-func TestRecordVerifyActivityHistory(t *testing.T) {
+// TestRecordReadActivitiesHistory records the story at readActivitiesVersion: its key entities
+// ranked in the RankKeyEntities activity, its claims read and verified in
+// VerifyInvestigationClaims, a contested claim confirmed.
+func TestRecordReadActivitiesHistory(t *testing.T) {
 	web, corpus := storySources()
-	recordInvestigation(t, map[string]search.Provider{"searxng": web, "corpus": corpus}, "investigation-verify-activity-story",
+	recordInvestigation(t, map[string]search.Provider{"searxng": web, "corpus": corpus}, "investigation-read-activities-story",
 		InvestigationRequest{Question: storyQuestion, Sources: []string{"corpus", "searxng"}, NoModel: true, Ceilings: map[string]int{"corpus": 2, "searxng": 2}},
-		"investigation_verify_activity_history.json")
+		"investigation_read_activities_history.json")
 }
 
 func TestRecordDocLeadsHistory(t *testing.T) {

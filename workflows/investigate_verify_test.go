@@ -232,17 +232,21 @@ func TestInvestigationBeforePageVerifyKeepsItsStages(t *testing.T) {
 	require.LessOrEqual(t, len(rep.Actors), legacyEntities)
 }
 
-// Claims are read and verified in the VerifyInvestigationClaims activity, with the same tags
-// as the workflow code that read them before verifyActivityChange (which such runs still use).
-func TestInvestigationVerifiesInAnActivityAsItDidInWorkflowCode(t *testing.T) {
+// Claims are read and verified in the VerifyInvestigationClaims activity and the key entities
+// ranked in RankKeyEntities, with the same tags and actors as the workflow code that read them
+// before readActivitiesChange (which such runs still use).
+func TestInvestigationReadsInActivitiesAsItDidInWorkflowCode(t *testing.T) {
 	tags := func(rep InvestigationReport) []string {
 		var out []string
 		for _, c := range rep.Claims {
 			out = append(out, c.Tag+": "+c.Text+" | "+strings.Join(c.Contradictions, "; ")+" | "+c.Confirmation)
 		}
+		for _, a := range rep.Actors {
+			out = append(out, "actor: "+a.Entity.Kind+" "+a.Entity.Text+" | "+a.Query+" | "+strings.Join(a.Profile, "; "))
+		}
 		return out
 	}
-	run := func(inWorkflow bool) (InvestigationReport, int) {
+	run := func(inWorkflow bool) (InvestigationReport, map[string]int) {
 		web, corpus := storySources()
 		h := newInvHarness(t)
 		h.acts = activities.NewActivities(activities.Deps{Providers: map[string]search.Provider{"searxng": web, "corpus": corpus}, ReportDir: t.TempDir()})
@@ -254,25 +258,25 @@ func TestInvestigationVerifiesInAnActivityAsItDidInWorkflowCode(t *testing.T) {
 			return activities.FetchOutput{}, fmt.Errorf("no page for %s", in.URL)
 		}).Maybe()
 		var mu sync.Mutex
-		verifications := 0
+		started := map[string]int{}
 		h.env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
-			if info.ActivityType.Name == "VerifyInvestigationClaims" {
-				mu.Lock()
-				verifications++
-				mu.Unlock()
-			}
+			mu.Lock()
+			started[info.ActivityType.Name]++
+			mu.Unlock()
 		})
 		if inWorkflow {
-			h.env.OnGetVersion(verifyActivityChange, workflow.DefaultVersion, verifyActivityVersion).Return(workflow.DefaultVersion)
+			h.env.OnGetVersion(readActivitiesChange, workflow.DefaultVersion, readActivitiesVersion).Return(workflow.DefaultVersion)
 		}
 		rep := h.run(t, InvestigationRequest{Question: storyQuestion, Sources: []string{"corpus", "searxng"}, NoModel: true, Ceilings: map[string]int{"corpus": 2, "searxng": 2}})
-		return rep, verifications
+		return rep, started
 	}
-	now, n := run(false)
-	require.Equal(t, 1, n, "one verification activity")
+	now, started := run(false)
+	require.Equal(t, 1, started["VerifyInvestigationClaims"], "one verification activity")
+	require.Equal(t, 1, started["RankKeyEntities"], "one ranking of the key entities")
 	require.NotNil(t, claimWith(now, "Oct 2023"), "the story's claims are tagged")
-	before, n := run(true)
-	require.Zero(t, n, "before the change the workflow read them itself")
+	require.NotEmpty(t, now.Actors)
+	before, started := run(true)
+	require.Zero(t, started["VerifyInvestigationClaims"]+started["RankKeyEntities"], "before the change the workflow read them itself")
 	require.Equal(t, tags(before), tags(now))
 }
 

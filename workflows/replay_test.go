@@ -78,14 +78,14 @@ func TestReplayHarnessHistories(t *testing.T) {
 // investigation_doc_leads_history.json at docLeadsVersion (TestRecordDocLeadsHistory):
 // documentation's headings, keywords and page notes read as such. Replaying it with the V1
 // reading fails (TMPRL1100: the key actors searched differ);
-// investigation_verify_activity_history.json at verifyActivityVersion
-// (TestRecordVerifyActivityHistory): the claims verified in an activity.
+// investigation_read_activities_history.json at readActivitiesVersion
+// (TestRecordReadActivitiesHistory): the key entities and the claims read in activities.
 func TestReplayInvestigationHistories(t *testing.T) {
 	replayEach(t, []recorded{
 		{"investigation_history.json", InvestigationWorkflow},
 		{"investigation_page_verify_history.json", InvestigationWorkflow},
 		{"investigation_doc_leads_history.json", InvestigationWorkflow},
-		{"investigation_verify_activity_history.json", InvestigationWorkflow},
+		{"investigation_read_activities_history.json", InvestigationWorkflow},
 		{"source_loop_history.json", SourceLoopWorkflow},
 		{"memory_admin_history.json", MemoryAdminWorkflow},
 	})
