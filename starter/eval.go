@@ -31,11 +31,16 @@ func init() {
 // passages read until the findings budget. Every eval can print it as the floor.
 const StrategyBM25 = "bm25"
 
+// StrategyInvestigate runs the question as an investigation (investigation mode, the eval's
+// provider its one source) and scores its report's answer; its evidence is every finding's
+// title and snippet.
+const StrategyInvestigate = "investigate"
+
 // strategyConfig turns a strategy name (fixed-N, saturation or bm25) into a configuration; a
 // ":METHOD" suffix ("saturation:answer") picks the novelty method, so that two gates can run side
 // by side in one eval.
 func strategyConfig(name string) (config.Research, error) {
-	if base, method, ok := strings.Cut(name, ":"); ok && base != StrategyBM25 {
+	if base, method, ok := strings.Cut(name, ":"); ok && base != StrategyBM25 && base != StrategyInvestigate {
 		// saturation:METHOD:N also sets the rounds always kept (--min-rounds)
 		method, minRounds, withMin := strings.Cut(method, ":")
 		if method == "" {
@@ -53,7 +58,7 @@ func strategyConfig(name string) (config.Research, error) {
 		return cfg, err
 	}
 	switch {
-	case name == StrategyBM25:
+	case name == StrategyBM25, name == StrategyInvestigate:
 		return config.Research{}, nil
 	case name == config.StrategySaturation:
 		return config.Research{Strategy: config.StrategySaturation}, nil
@@ -64,7 +69,7 @@ func strategyConfig(name string) (config.Research, error) {
 		}
 		return config.Research{Strategy: config.StrategyFixed, FixedRounds: n}, nil
 	}
-	return config.Research{}, fmt.Errorf("unknown strategy %q (want saturation, fixed-N or bm25)", name)
+	return config.Research{}, fmt.Errorf("unknown strategy %q (want saturation, fixed-N, bm25 or investigate)", name)
 }
 
 // EvalRun is one question under one strategy.
@@ -185,7 +190,7 @@ type evalPlan struct {
 func parseEval(args []string) (evalPlan, error) {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	strategies := fs.String("strategies", "bm25,fixed-2,fixed-5,saturation", "comma-separated strategies: saturation, fixed-N, bm25 (the plain-search baseline); saturation:METHOD picks the novelty method (saturation:answer), saturation:METHOD:N also the rounds always kept (saturation:answer:1)")
+	strategies := fs.String("strategies", "bm25,fixed-2,fixed-5,saturation", "comma-separated strategies: saturation, fixed-N, bm25 (the plain-search baseline), investigate (investigation mode, scored by its report's answer); saturation:METHOD picks the novelty method (saturation:answer), saturation:METHOD:N also the rounds always kept (saturation:answer:1)")
 	asJSON := fs.Bool("json", false, "print the summary and every run as one JSON document")
 	provider := fs.String("provider", config.DefaultProvider, "search provider")
 	parallel := fs.Int("parallel", 4, "runs in flight at once")
@@ -405,6 +410,15 @@ func evalOne(ctx context.Context, c client.Client, env config.Env, strategy stri
 		}
 		r.SearchCalls, r.Rounds = 1, 1
 		findings, evidence = eval.Findings(out.Markdown), out.Evidence
+	} else if strategy == StrategyInvestigate {
+		rep, err := runWorkflow[workflows.InvestigationReport](ctx, c, opts, workflows.InvestigationWorkflowName,
+			workflows.InvestigationRequest{Question: q.Question, Sources: []string{p.provider}, NoModel: p.noModel, NoCache: p.cfgs[strategy].NoCache})
+		if err != nil {
+			r.Error = err.Error()
+			return r
+		}
+		r.SearchCalls, r.Rounds = rep.Spend.SearchCalls, len(rep.Events)
+		findings, evidence = rep.Answer, investigationEvidence(rep)
 	} else {
 		rep, err := runWorkflow[workflows.ResearchReport](ctx, c, opts, workflows.ResearchWorkflowName, req)
 		if err != nil {
@@ -423,6 +437,16 @@ func evalOne(ctx context.Context, c client.Client, env config.Env, strategy stri
 		r.Report, r.Evidence = findings, evidence
 	}
 	return r
+}
+
+// investigationEvidence is everything an investigation found, as its result carries it: each
+// finding's title and snippet.
+func investigationEvidence(rep workflows.InvestigationReport) string {
+	var b strings.Builder
+	for _, f := range rep.Findings {
+		b.WriteString(f.Title + ". " + f.Snippet + "\n")
+	}
+	return b.String()
 }
 
 // runWorkflow starts a workflow and waits for its result.

@@ -97,7 +97,7 @@ func TestStrategyConfigAndSummary(t *testing.T) {
 	for name, ok := range map[string]bool{"saturation": true, "fixed-2": true, "fixed-20": true, "fixed-0": false, "fixed-x": false, "greedy": false,
 		"saturation:answer": true, "fixed-5:learning": true, "greedy:answer": false, "saturation:bogus": false, "bm25:answer": false, "saturation:": false,
 		"saturation:answer:1": true, "saturation:learning:3": true, "saturation:answer:0": false, "saturation:answer:x": false,
-		"saturation:answer:6": false, "fixed-5:answer:1": false, "saturation::1": false} {
+		"saturation:answer:6": false, "fixed-5:answer:1": false, "saturation::1": false, "investigate": true, "investigate:answer": false} {
 		if _, _, err := evalStrategies(name, config.DefaultProvider, true, config.DefaultFindingsBudget); (err == nil) != ok {
 			t.Errorf("%s: err %v", name, err)
 		}
