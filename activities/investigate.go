@@ -309,8 +309,8 @@ type VerifyClaimsOutput struct {
 	Verified []investigate.VerifiedClaim `json:"verified"`
 }
 
-// maxVerifySources bounds the findings one verification reads.
-const maxVerifySources = 2000
+// maxReadFindings bounds the findings one verification or ranking of key entities reads.
+const maxReadFindings = 2000
 
 // VerifyInvestigationClaims reads the key claims of an investigation's findings and tags each
 // against the others (investigate.VerifySources): the comparison of every claim with every
@@ -319,8 +319,8 @@ func (a *Activities) VerifyInvestigationClaims(ctx context.Context, in VerifyCla
 	if in.Max < 0 || in.Max > 1000 {
 		return VerifyClaimsOutput{}, badInput(nil, "verify claims: max %d out of range [0,1000]", in.Max)
 	}
-	if len(in.Sources) > maxVerifySources {
-		return VerifyClaimsOutput{}, badInput(nil, "verify claims: %d findings, at most %d", len(in.Sources), maxVerifySources)
+	if len(in.Sources) > maxReadFindings {
+		return VerifyClaimsOutput{}, badInput(nil, "verify claims: %d findings, at most %d", len(in.Sources), maxReadFindings)
 	}
 	activity.RecordHeartbeat(ctx, fmt.Sprintf("verifying the claims of %d findings", len(in.Sources)))
 	return VerifyClaimsOutput{Verified: investigate.VerifySources(in.Sources, in.Max, in.Official, in.Docs)}, nil
@@ -347,8 +347,8 @@ func (a *Activities) RankKeyEntities(ctx context.Context, in KeyEntitiesInput) (
 	if in.N < 0 || in.N > 100 {
 		return KeyEntitiesOutput{}, badInput(nil, "key entities: n %d out of range [0,100]", in.N)
 	}
-	if len(in.Texts) > maxVerifySources {
-		return KeyEntitiesOutput{}, badInput(nil, "key entities: %d findings, at most %d", len(in.Texts), maxVerifySources)
+	if len(in.Texts) > maxReadFindings {
+		return KeyEntitiesOutput{}, badInput(nil, "key entities: %d findings, at most %d", len(in.Texts), maxReadFindings)
 	}
 	activity.RecordHeartbeat(ctx, fmt.Sprintf("ranking the key entities of %d findings", len(in.Texts)))
 	rank := investigate.KeyEntitiesV1
