@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -373,38 +371,17 @@ func (a *Activities) investigationAnswer(ctx context.Context, r investigate.Repo
 	sources := make([]research.Source, len(r.Findings))
 	prior := make([]float64, len(r.Findings))
 	for i, f := range r.Findings {
-		sources[i] = research.Source{N: i + 1, Result: f.Result}
+		sources[i] = research.Source{N: f.N, Result: f.Result}
 		prior[i] = 1 / float64(discoveryRRFK+i+1)
 	}
 	a.readPassages(ctx, sources)
-	ans := report.Answer(report.AnswerInput{Question: r.Question, Aspects: plan.SplitAspects(r.Question), Sources: sources,
-		Prior: prior, Topical: a.topical(ctx, sources)})
-	return citeFindings(ans.Body, func(k int) int {
-		if k < 1 || k > len(ans.Order) {
-			return 0
-		}
-		return r.Findings[ans.Order[k-1]-1].N
-	})
+	return report.Answer(report.AnswerInput{Question: r.Question, Aspects: plan.SplitAspects(r.Question), Sources: sources,
+		Prior: prior, Topical: a.topical(ctx, sources), OwnNumbers: true}).Body
 }
 
-// discoveryRRFK is the reciprocal-rank constant of the discovery-order prior (as FusedRanks').
+// discoveryRRFK is the reciprocal-rank constant of the discovery-order prior, the usual 60 of
+// reciprocal-rank fusion (the research run's FusedRanks uses 5 over its few searches).
 const discoveryRRFK = 60
-
-// reLineCitation is the citation an answer line ends with ("- quote [3]", "**Title** [3]").
-var reLineCitation = regexp.MustCompile(`(?m) \[(\d+)\]$`)
-
-// citeFindings renumbers the citation that ends each line of an answer body: k becomes
-// finding(k); a citation with no finding (0) is removed. A bracketed number inside a quote
-// ("a[3]") is quoted text and stays.
-func citeFindings(body string, finding func(k int) int) string {
-	return reLineCitation.ReplaceAllStringFunc(body, func(m string) string {
-		k, err := strconv.Atoi(m[2 : len(m)-1])
-		if n := finding(k); err == nil && n > 0 {
-			return fmt.Sprintf(" [%d]", n)
-		}
-		return ""
-	})
-}
 
 // writeFileAtomic writes through a temporary file so a crash never leaves half a report.
 func writeFileAtomic(path string, data []byte) error {

@@ -256,10 +256,6 @@ func TestInvestigationReportAnswersFromTheFindings(t *testing.T) {
 	require.GreaterOrEqual(t, answer, 0)
 	require.Less(t, answer, strings.Index(out.Markdown, "## Findings"), "the answer comes first")
 
-	// citations are renumbered only where a line ends with them
-	require.Equal(t, "- a[3] quoted [7]\n**T** [9]\n- gone", citeFindings("- a[3] quoted [1]\n**T** [2]\n- gone [5]", func(k int) int {
-		return map[int]int{1: 7, 2: 9}[k]
-	}))
 }
 
 func TestVerifyInvestigationClaims(t *testing.T) {

@@ -146,6 +146,9 @@ type AnswerInput struct {
 	// Topical, when given, tells which of the stems the searched corpus's titles and headings
 	// use: the words the corpus is about. The others weigh untitledWeight of their idf.
 	Topical func(stems []string) map[string]bool
+	// OwnNumbers cites each source by its own N (an investigation's finding numbers) instead of
+	// renumbering by first citation; Order and Quotes are unchanged.
+	OwnNumbers bool
 }
 
 // AspectCoverage says how much of one aspect the findings answer.
@@ -211,7 +214,7 @@ func Answer(in AnswerInput) AnswerOutput {
 	gistScores(cands, ix, v, q, in.Prior)
 	labels := sourceLabels(in.Sources, ix.title, q, idf, missing, v)
 	picked := selectPassages(cands, labels, len(aspects), budget)
-	body, order, quotes := renderAnswer(aspects, in.Sources, cands, picked, labels)
+	body, order, quotes := renderAnswer(aspects, in.Sources, cands, picked, labels, in.OwnNumbers)
 	return AnswerOutput{Body: body, Order: order, Quotes: quotes, Coverage: coverage(aspects, as, cands, picked, idf, missing, v)}
 }
 
@@ -1299,7 +1302,7 @@ func gistScores(cands []candidate, ix sourceIndex, v *callVocab, q asked, prior 
 // renderAnswer writes the picked quotes under their aspects, sources ordered by their best
 // quote, each source's label (the parts of it not shown yet) before its quotes, quotes of one
 // source in document order, and numbers sources by first citation.
-func renderAnswer(aspects []string, sources []research.Source, cands []candidate, picked []int, labels labelling) (string, []int, map[int][]string) {
+func renderAnswer(aspects []string, sources []research.Source, cands []candidate, picked []int, labels labelling, ownNumbers bool) (string, []int, map[int][]string) {
 	shown := map[string]bool{}
 	newN := map[int]int{}
 	var order []int
@@ -1336,6 +1339,10 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 				newN[s] = n
 				order = append(order, sources[s].N)
 			}
+			cite := n // as the findings cite the source
+			if ownNumbers {
+				cite = sources[s].N
+			}
 			// from the first source whose title names the question on, every source of the
 			// aspect is labelled, so no source's quotes read as under another's title
 			labelled = labelled || labels.from[s]
@@ -1355,7 +1362,7 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 				l = strings.TrimPrefix(l+" — "+cands[ps[0]].heading, " — ")
 			}
 			if l != "" {
-				writeLabel(&b, l, n)
+				writeLabel(&b, l, cite)
 			}
 			if sec > 0 {
 				quotes[n] = append(quotes[n], "### "+cands[ps[0]].heading)
@@ -1364,7 +1371,7 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 			for i := 0; i < len(ps); {
 				if c := cands[ps[i]]; c.sec != sec {
 					sec = c.sec
-					writeLabel(&b, c.heading, n)
+					writeLabel(&b, c.heading, cite)
 					quotes[n] = append(quotes[n], "### "+c.heading)
 				}
 				quote := cands[ps[i]].text
@@ -1373,7 +1380,7 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 					quote += " " + cands[ps[j]].text
 				}
 				quote = escapeQuote(reListMarker.ReplaceAllString(quote, ""))
-				fmt.Fprintf(&b, "- %s [%d]\n", quote, n)
+				fmt.Fprintf(&b, "- %s [%d]\n", quote, cite)
 				quotes[n] = append(quotes[n], quote)
 				i = j
 			}

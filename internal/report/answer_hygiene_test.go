@@ -333,3 +333,26 @@ func TestAnswerQuotesAListOnAfterItsCaption(t *testing.T) {
 		}
 	}
 }
+
+// With OwnNumbers the findings cite each source by its own number (an investigation's finding
+// numbers), not by first citation; the order is the same, and a bracketed number a quote
+// holds ("a[3]") is quoted as written.
+func TestAnswerCitesOwnNumbers(t *testing.T) {
+	sources := []research.Source{
+		src(41, "Weather", "The weather is sunny today and the beach is full."),
+		src(17, "Vacuum", "The VACUUM command rebuilds the database file, repacking it into a minimal amount of disk space; list a[3] holds the rest."),
+	}
+	in := AnswerInput{Question: "How does VACUUM get the disk space back?", Sources: sources}
+	renumbered := Answer(in)
+	in.OwnNumbers = true
+	own := Answer(in)
+	if !strings.Contains(own.Body, "a\\[3\\] holds the rest. [17]\n") && !strings.Contains(own.Body, "a[3] holds the rest. [17]\n") {
+		t.Errorf("cited by its own number:\n%s", own.Body)
+	}
+	if strings.Contains(own.Body, "[41]") || strings.Contains(own.Body, "[1]\n") {
+		t.Errorf("only the quoted source, by its own number:\n%s", own.Body)
+	}
+	if !slices.Equal(own.Order, renumbered.Order) || strings.ReplaceAll(own.Body, "[17]", "[1]") != renumbered.Body {
+		t.Errorf("the same answer, numbered otherwise:\n%s\n---\n%s", own.Body, renumbered.Body)
+	}
+}
