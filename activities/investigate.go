@@ -325,10 +325,10 @@ func (a *Activities) VerifyInvestigationClaims(ctx context.Context, in VerifyCla
 }
 
 // KeyEntitiesInput asks for the key entities of an investigation's findings (their titles and
-// snippets), as investigate.KeyEntities ranks them (KeyEntitiesV1 when !Docs).
+// snippets), as investigate.KeyEntities ranks them beside the question's terms (KeyEntitiesV1
+// when !Docs).
 type KeyEntitiesInput struct {
 	Question string   `json:"question"`
-	Terms    []string `json:"terms"`
 	Texts    []string `json:"texts"`
 	N        int      `json:"n"`
 	Docs     bool     `json:"docs"`
@@ -349,11 +349,17 @@ func (a *Activities) RankKeyEntities(ctx context.Context, in KeyEntitiesInput) (
 		return KeyEntitiesOutput{}, badInput(nil, "key entities: %d findings, at most %d", len(in.Texts), maxReadFindings)
 	}
 	activity.RecordHeartbeat(ctx, fmt.Sprintf("ranking the key entities of %d findings", len(in.Texts)))
+	return KeyEntitiesOutput{Entities: RankEntities(in)}, nil
+}
+
+// RankEntities is the ranking RankKeyEntities runs, for runs that rank in workflow code (before
+// readActivitiesChange): the same function either way.
+func RankEntities(in KeyEntitiesInput) []investigate.Breadcrumb {
 	rank := investigate.KeyEntitiesV1
 	if in.Docs {
 		rank = investigate.KeyEntities
 	}
-	return KeyEntitiesOutput{Entities: rank(in.Question, in.Terms, in.Texts, in.N)}, nil
+	return rank(in.Question, plan.Terms(in.Question), in.Texts, in.N)
 }
 
 // investigationAnswer is the extractive answer over an investigation's findings, as a research

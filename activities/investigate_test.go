@@ -16,6 +16,7 @@ import (
 	"github.com/sated-dev/sated/internal/corpus"
 	"github.com/sated-dev/sated/internal/investigate"
 	"github.com/sated-dev/sated/internal/llm"
+	"github.com/sated-dev/sated/internal/plan"
 	"github.com/sated-dev/sated/internal/search"
 )
 
@@ -287,18 +288,19 @@ func TestRankKeyEntities(t *testing.T) {
 	env := s.NewTestActivityEnvironment()
 	env.RegisterActivity(acts)
 	texts := []string{"Richard Hipp wrote the locking code; see File Locking.", "Ask Richard Hipp about the file locking ON clause."}
-	in := KeyEntitiesInput{Question: "Who wrote the locking code?", Terms: []string{"wrote", "locking", "code"}, Texts: texts, N: 5, Docs: true}
+	in := KeyEntitiesInput{Question: "Who wrote the locking code?", Texts: texts, N: 5, Docs: true}
+	terms := plan.Terms(in.Question)
 	v, err := env.ExecuteActivity(acts.RankKeyEntities, in)
 	require.NoError(t, err)
 	var out KeyEntitiesOutput
 	require.NoError(t, v.Get(&out))
-	require.Equal(t, investigate.KeyEntities(in.Question, in.Terms, texts, 5), out.Entities)
+	require.Equal(t, investigate.KeyEntities(in.Question, terms, texts, 5), out.Entities)
 	require.Equal(t, "Richard Hipp", out.Entities[0].Text)
 	in.Docs = false
 	v, err = env.ExecuteActivity(acts.RankKeyEntities, in)
 	require.NoError(t, err)
 	require.NoError(t, v.Get(&out))
-	require.Equal(t, investigate.KeyEntitiesV1(in.Question, in.Terms, texts, 5), out.Entities, "runs before docLeads read them their way")
+	require.Equal(t, investigate.KeyEntitiesV1(in.Question, terms, texts, 5), out.Entities, "runs before docLeads read them their way")
 
 	for _, bad := range []KeyEntitiesInput{{N: -1}, {N: 101}, {N: 5, Texts: make([]string, maxReadFindings+1)}} {
 		_, err := env.ExecuteActivity(acts.RankKeyEntities, bad)

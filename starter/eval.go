@@ -444,7 +444,7 @@ func evalOne(ctx context.Context, c client.Client, env config.Env, strategy stri
 func investigationEvidence(rep workflows.InvestigationReport) string {
 	var b strings.Builder
 	for _, f := range rep.Findings {
-		b.WriteString(f.Title + ". " + f.Snippet + "\n")
+		b.WriteString(f.Text() + "\n")
 	}
 	return b.String()
 }

@@ -156,7 +156,7 @@ func (inv *investigation) execute(ctx workflow.Context) (InvestigationReport, er
 // (readActivitiesChange; a failure is a fallback and researches none), else in workflow code as
 // the run's version reads them.
 func (inv *investigation) keyEntities(ctx workflow.Context, n int) []investigate.Breadcrumb {
-	in := activities.KeyEntitiesInput{Question: inv.req.Question, Terms: plan.Terms(inv.req.Question), Texts: inv.texts(), N: n, Docs: inv.docLeads}
+	in := activities.KeyEntitiesInput{Question: inv.req.Question, Texts: inv.texts(), N: n, Docs: inv.docLeads}
 	if inv.readActivities {
 		var out activities.KeyEntitiesOutput
 		if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, synthOptions), researchActs.RankKeyEntities, in).Get(ctx, &out); err != nil {
@@ -165,10 +165,7 @@ func (inv *investigation) keyEntities(ctx workflow.Context, n int) []investigate
 		}
 		return out.Entities
 	}
-	if inv.docLeads {
-		return investigate.KeyEntities(in.Question, in.Terms, in.Texts, n)
-	}
-	return investigate.KeyEntitiesV1(in.Question, in.Terms, in.Texts, n)
+	return activities.RankEntities(in)
 }
 
 // executeV0 is execute before pageVerifyChange: breadcrumbs once after every hypothesis in one
@@ -277,7 +274,7 @@ func (inv *investigation) healthList() []investigate.Health {
 func (inv *investigation) texts() []string {
 	out := make([]string, len(inv.findings))
 	for i, f := range inv.findings {
-		out[i] = f.Title + ". " + f.Snippet
+		out[i] = f.Text()
 	}
 	return out
 }
@@ -589,7 +586,7 @@ func (inv *investigation) claims() ([]investigate.Claim, map[string]string) {
 		if len(out) == maxClaims {
 			break
 		}
-		text := f.Title + ". " + f.Snippet
+		text := f.Text()
 		pages[f.URL] = text
 		out = append(out, investigate.ClaimsV1(f.URL, text, 1)...)
 	}
@@ -633,7 +630,7 @@ func (inv *investigation) hypothesisBreadcrumbs(ctx workflow.Context, t activiti
 	defer func() { inv.prog.Phase = PhaseInvestigating }()
 	texts := make([]string, 0, len(inv.findings)-from)
 	for _, f := range inv.findings[from:] {
-		texts = append(texts, f.Title+". "+f.Snippet)
+		texts = append(texts, f.Text())
 	}
 	q := " " + investigate.NormalizeName(inv.req.Question) + " "
 	var picked []investigate.Breadcrumb
@@ -729,7 +726,7 @@ func (inv *investigation) fetchPages(ctx workflow.Context) {
 func (inv *investigation) verify(ctx workflow.Context) []investigate.VerifiedClaim {
 	in := activities.VerifyClaimsInput{Max: maxVerifyClaims, Official: inv.req.OfficialDomains, Docs: inv.docLeads}
 	for _, f := range inv.findings {
-		src := investigate.ClaimSource{URL: f.URL, Text: f.Title + ". " + f.Snippet, Claims: 1}
+		src := investigate.ClaimSource{URL: f.URL, Text: f.Text(), Claims: 1}
 		if p, ok := inv.pages[f.Key]; ok {
 			src.Text, src.Claims = f.Title+". "+p, claimsPerPage
 		}

@@ -19,6 +19,9 @@ type Finding struct {
 	FoundBy []Attribution `json:"found_by"`
 }
 
+// Text is a finding as leads, actors and claims read it: its title and snippet.
+func (f Finding) Text() string { return f.Title + ". " + f.Snippet }
+
 // Within keeps the results whose normalized URL the source has not seen yet (once each) and
 // marks them seen; it returns them with the number of duplicates.
 func Within(seen map[string]bool, results []search.Result) (fresh []search.Result, duplicates int) {

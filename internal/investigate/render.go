@@ -99,7 +99,7 @@ func ProfileFrom(e Breadcrumb, findings []Finding, pages map[string]string, n in
 	hyps := map[string]bool{}
 	var cites []string
 	for _, f := range findings {
-		text := f.Title + ". " + f.Snippet
+		text := f.Text()
 		if p, ok := pages[f.Key]; ok {
 			text = f.Title + ". " + p
 		}
