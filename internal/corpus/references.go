@@ -93,6 +93,7 @@ func (x *Index) References(ctx context.Context, query string, ids []string, per 
 		have[id] = true
 	}
 	var out []search.Result
+	links := map[string][]pageLink{} // each page's links, read once: results are often passages of one page
 	for _, id := range ids {
 		p, err := x.Passage(ctx, id)
 		if errors.Is(err, ErrNotFound) {
@@ -101,7 +102,7 @@ func (x *Index) References(ctx context.Context, query string, ids []string, per 
 		if err != nil {
 			return out, fmt.Errorf("corpus %s: references of %s: %w", x.path, id, err)
 		}
-		targets, err := x.referenced(ctx, p)
+		targets, err := x.referenced(ctx, p, links)
 		if err != nil {
 			return out, fmt.Errorf("corpus %s: references of %s: %w", x.path, id, err)
 		}
@@ -128,30 +129,56 @@ func (x *Index) References(ctx context.Context, query string, ids []string, per 
 	return out, nil
 }
 
-// referenced lists the passage ids p's links lead to, in the page's link order.
-func (x *Index) referenced(ctx context.Context, p Passage) ([]string, error) {
+// pageLink is one link of a page as References reads it: its text, the words before it, and
+// the passage it leads to.
+type pageLink struct {
+	label, lead, target string
+}
+
+// pageLinks lists a page's links in link order, each with the passage id it leads to.
+func (x *Index) pageLinks(ctx context.Context, pageID string) ([]pageLink, error) {
 	rows, err := x.db.QueryContext(ctx, `
 		SELECT l.label, l.lead, t.id,
 			coalesce((SELECT min(q.ordinal) FROM passage_ids q WHERE q.page = t.rowid AND q.id = l.fragment AND l.fragment != ''), 0)
 		FROM docs s JOIN links l ON l.src = s.rowid JOIN docs t ON t.url = l.target
-		WHERE s.id = ? ORDER BY l.rowid`, p.PageID)
+		WHERE s.id = ? ORDER BY l.rowid`, pageID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	body := collapse(p.Text)
-	var out []string
+	var out []pageLink
 	for rows.Next() {
-		var label, lead, page string
+		var l pageLink
+		var page string
 		var ordinal int
-		if err := rows.Scan(&label, &lead, &page, &ordinal); err != nil {
+		if err := rows.Scan(&l.label, &l.lead, &page, &ordinal); err != nil {
 			return nil, err
 		}
-		// the link's text follows its lead with or without a space ("tracker (https://...")
-		if !strings.Contains(body, strings.TrimSpace(lead+" "+label)) && !strings.Contains(body, lead+label) {
-			continue
-		}
-		out = append(out, PassageID(page, ordinal))
+		l.target = PassageID(page, ordinal)
+		out = append(out, l)
 	}
 	return out, rows.Err()
+}
+
+// referenced lists the passage ids p's links lead to, in the page's link order: the page's
+// links (read once per page, links) that p's text holds with the words before them.
+func (x *Index) referenced(ctx context.Context, p Passage, links map[string][]pageLink) ([]string, error) {
+	ls, ok := links[p.PageID]
+	if !ok {
+		var err error
+		if ls, err = x.pageLinks(ctx, p.PageID); err != nil {
+			return nil, err
+		}
+		links[p.PageID] = ls
+	}
+	body := collapse(p.Text)
+	var out []string
+	for _, l := range ls {
+		// the link's text follows its lead with or without a space ("tracker (https://...")
+		if !strings.Contains(body, strings.TrimSpace(l.lead+" "+l.label)) && !strings.Contains(body, l.lead+l.label) {
+			continue
+		}
+		out = append(out, l.target)
+	}
+	return out, nil
 }
