@@ -44,7 +44,9 @@ mkdir -p "$STATE"
 if [[ ! -e ${SATED_DATA_DIR:-$STATE}/memory && ! -e $STATE/worker.log ]]; then
   "$BIN/starter" memory init
 fi
-setsid nohup "$BIN/worker" >"$STATE/worker.log" 2>&1 </dev/null &
+# the worker serves the payload codec the UI was started with (scripts/services.sh)
+SATED_CODEC_ADDR=${SATED_CODEC_ADDR:-127.0.0.1:${SATED_CODEC_PORT:-8239}} \
+  setsid nohup "$BIN/worker" >"$STATE/worker.log" 2>&1 </dev/null &
 echo $! >"$STATE/worker.pid"
 sleep 2
 if ! kill -0 "$(cat "$STATE/worker.pid")" 2>/dev/null; then

@@ -10,7 +10,8 @@
 #                              exit with CMD's status
 #
 # A server already answering on its port is reused and never stopped. Pids and logs live in
-# .sated/. Ports: TEMPORAL_PORT (7233), TEMPORAL_UI_PORT (8233), OLLAMA_PORT (11434).
+# .sated/. Ports: TEMPORAL_PORT (7233), TEMPORAL_UI_PORT (8233), OLLAMA_PORT (11434), and
+# SATED_CODEC_PORT (8239), the worker's payload codec the UI is pointed at.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -19,6 +20,9 @@ STATE=$ROOT/.sated
 TEMPORAL_PORT=${TEMPORAL_PORT:-7233}
 TEMPORAL_UI_PORT=${TEMPORAL_UI_PORT:-8233}
 OLLAMA_PORT=${OLLAMA_PORT:-11434}
+# where scripts/run.sh's worker serves the payload codec, which the UI calls to show compressed
+# (over 128 KB) payloads as JSON
+SATED_CODEC_PORT=${SATED_CODEC_PORT:-8239}
 SHARED_MODELS=${SATED_SHARED_MODELS:-$ROOT/../shared/models}
 WAIT_SECONDS=${SERVICES_WAIT_SECONDS:-90}
 # the dev server's cap on moving new tasks to workers, as scripts/temporal-dynamicconfig.yaml
@@ -100,6 +104,7 @@ start_temporal() {
     --db-filename "$STATE/temporal.db" --log-level warn \
     --search-attribute SatedStrategy=Keyword --search-attribute SatedState=Keyword \
     --dynamic-config-value "$TRANSFER_POLL_RPS" \
+    --ui-codec-endpoint "http://127.0.0.1:$SATED_CODEC_PORT" \
     >"$STATE/temporal.log" 2>&1 </dev/null &
   echo $! >"$STATE/temporal.pid"
   # the UI port in use, for the links the starter prints when this server is reused later

@@ -20,6 +20,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/sated-dev/sated/activities"
+	"github.com/sated-dev/sated/internal/codec"
 	"github.com/sated-dev/sated/internal/corpus"
 	"github.com/sated-dev/sated/internal/eval"
 	"github.com/sated-dev/sated/internal/harness"
@@ -85,7 +86,7 @@ func harnessHistory(t *testing.T, ctx context.Context, c client.Client, id, name
 		}
 		h.Events = append(h.Events, e)
 	}
-	replayer := worker.NewWorkflowReplayer()
+	replayer := codec.NewReplayer()
 	replayer.RegisterWorkflow(wf)
 	// the workflows derive child ids from their own id, so the replay needs the original one
 	if err := replayer.ReplayWorkflowHistoryWithOptions(nil, h, worker.ReplayWorkflowHistoryOptions{OriginalExecution: workflow.Execution{ID: id}}); err != nil {
@@ -105,7 +106,7 @@ func TestHarnessOnDevServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	dctx, dcancel := context.WithTimeout(ctx, 5*time.Second)
-	c, err := client.DialContext(dctx, client.Options{HostPort: addr, Logger: quietLogger{}})
+	c, err := client.DialContext(dctx, client.Options{HostPort: addr, Logger: quietLogger{}, DataConverter: codec.DataConverter()})
 	dcancel()
 	if err != nil {
 		harnessRequireIntegration(t, "Temporal at "+addr, err)

@@ -17,6 +17,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/sated-dev/sated/internal/codec"
 	"github.com/sated-dev/sated/internal/config"
 )
 
@@ -75,6 +76,8 @@ func dialTemporal(ctx context.Context, env config.Env) (client.Client, error) {
 		HostPort:  env.TemporalAddress,
 		Namespace: env.TemporalNamespace,
 		Logger:    quietLogger{},
+		// large payloads compressed, as the worker writes them
+		DataConverter: codec.DataConverter(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("cannot reach Temporal at %s (set TEMPORAL_ADDRESS, or start it with 'make run'): %v", env.TemporalAddress, err)

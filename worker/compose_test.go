@@ -157,10 +157,16 @@ func TestComposePublishedPorts(t *testing.T) {
 		{"temporal-ui", "8233:8080"},
 		{"meilisearch", "7700:7700"},
 		{"ollama", "11434:11434"},
+		{"worker", "8239:8239"}, // the payload codec, which the browser calls from the UI
 	}
 	for _, tt := range tests {
 		require.Containsf(t, c.Services[tt.service].Ports, tt.mapping, "service %s ports", tt.service)
 	}
+	// the UI's codec endpoint is the worker's published codec port
+	ui := resolve(env(t, c.Services["temporal-ui"], "temporal-ui", "TEMPORAL_CODEC_ENDPOINT"))
+	codecAddr := resolve(env(t, c.Services["worker"], "worker", "SATED_CODEC_ADDR"))
+	require.Equal(t, "http://localhost:8239", ui)
+	require.True(t, strings.HasSuffix(codecAddr, ":8239"), "the worker serves the codec on %s", codecAddr)
 }
 
 func mountTargets(s service) []string {

@@ -24,8 +24,8 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
-	"go.temporal.io/sdk/worker"
 
+	"github.com/sated-dev/sated/internal/codec"
 	"github.com/sated-dev/sated/internal/eval"
 	"github.com/sated-dev/sated/internal/testenv"
 	"github.com/sated-dev/sated/workflows"
@@ -118,7 +118,7 @@ func (s *stack) index(ctx context.Context, dirs ...string) {
 }
 
 func (s *stack) client() client.Client {
-	c, err := client.Dial(client.Options{HostPort: s.addr})
+	c, err := client.Dial(client.Options{HostPort: s.addr, DataConverter: codec.DataConverter()})
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -280,7 +280,7 @@ func TestFullRunOverGoDocs(t *testing.T) {
 	if searches == 0 {
 		t.Error("no search in the history")
 	}
-	replayer := worker.NewWorkflowReplayer()
+	replayer := codec.NewReplayer()
 	replayer.RegisterWorkflow(workflows.ResearchWorkflow)
 	if err := replayer.ReplayWorkflowHistory(nil, h); err != nil {
 		t.Fatalf("replay: %v", err)

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"log"
 	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"sort"
@@ -27,6 +29,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/sated-dev/sated/activities"
+	"github.com/sated-dev/sated/internal/codec"
 	"github.com/sated-dev/sated/internal/config"
 	"github.com/sated-dev/sated/internal/corpus"
 	"github.com/sated-dev/sated/internal/fetch"
@@ -85,7 +88,9 @@ func run(serveMemory bool) error {
 	defer cl.close()
 	c, err := client.Dial(client.Options{HostPort: env.TemporalAddress, Namespace: env.TemporalNamespace,
 		Interceptors: cl.interceptors,
-		Logger:       tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: env.LogLevel})))})
+		// payloads over 128 KB compressed (internal/codec): what grows with a run's work
+		DataConverter: codec.DataConverter(),
+		Logger:        tlog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: env.LogLevel})))})
 	if err != nil {
 		return fmt.Errorf("cannot reach Temporal at %s: %w", env.TemporalAddress, err)
 	}
@@ -95,6 +100,13 @@ func run(serveMemory bool) error {
 	cancel()
 	if err != nil {
 		log.Printf("search attributes unavailable, runs will not show strategy and state in the Temporal UI's list: %v", err)
+	}
+	if env.CodecAddr != "" {
+		stop, err := serveCodec(env.CodecAddr)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	workers := newWorkers(c, env, cl)
 	log.Printf("sated worker: temporal %s, queue %s, data %s, providers %s, model %v",
@@ -328,6 +340,19 @@ func registerSourceActivities(r activityRegistry, acts *activities.Activities) {
 }
 
 // serve starts every worker and blocks until SIGINT or SIGTERM, then stops them.
+// serveCodec serves the payload codec to the Temporal UI on addr (SATED_CODEC_ADDR) until stop.
+// A taken port fails the worker's start: the operator asked for the codec there.
+func serveCodec(addr string) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("SATED_CODEC_ADDR=%s: %w", addr, err)
+	}
+	srv := &http.Server{Handler: codec.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	log.Printf("payload codec for the Temporal UI on http://%s (set it as the UI's codec endpoint)", ln.Addr())
+	return func() { srv.Close() }, nil
+}
+
 func serve(workers []worker.Worker) error {
 	for _, w := range workers {
 		if err := w.Start(); err != nil {

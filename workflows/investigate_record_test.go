@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/sated-dev/sated/activities"
+	"github.com/sated-dev/sated/internal/codec"
 	"github.com/sated-dev/sated/internal/fetch"
 	"github.com/sated-dev/sated/internal/search"
 	"github.com/sated-dev/sated/internal/testenv"
@@ -69,7 +70,7 @@ func recordInvestigation(t *testing.T, providers map[string]search.Provider, id 
 	if os.Getenv("SATED_RECORD_HISTORY") != "1" || addr == "" {
 		t.Skip("records only with SATED_RECORD_HISTORY=1 and TEMPORAL_ADDRESS")
 	}
-	c, err := client.Dial(client.Options{HostPort: addr})
+	c, err := client.Dial(client.Options{HostPort: addr, DataConverter: codec.DataConverter()})
 	if err != nil {
 		t.Fatal(err)
 	}

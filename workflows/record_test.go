@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/sated-dev/sated/activities"
+	"github.com/sated-dev/sated/internal/codec"
 	"github.com/sated-dev/sated/internal/config"
 	"github.com/sated-dev/sated/internal/search"
 	"github.com/sated-dev/sated/internal/testenv"
@@ -34,7 +35,7 @@ func TestRecordModelPathHistory(t *testing.T) {
 		t.Skip("records only under SATED_RECORD_HISTORY=1 (needs a dev server)")
 	}
 	addr := testenv.TemporalAddress(t)
-	c, err := client.Dial(client.Options{HostPort: addr, Logger: log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))})
+	c, err := client.Dial(client.Options{HostPort: addr, DataConverter: codec.DataConverter(), Logger: log.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func TestRecordModelPathHistory(t *testing.T) {
 		}
 		h.Events = append(h.Events, e)
 	}
-	replayer := worker.NewWorkflowReplayer()
+	replayer := codec.NewReplayer()
 	replayer.RegisterWorkflow(ResearchWorkflow)
 	if err := replayer.ReplayWorkflowHistory(nil, h); err != nil {
 		t.Fatalf("replay: %v", err)

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/sated-dev/sated/internal/codec"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
@@ -27,7 +28,7 @@ import (
 func TestReplayRecordedHistory(t *testing.T) {
 	for _, file := range []string{"research_history.json", "research_history_v5.json", "research_history_v4.json", "research_history_v3.json", "research_history_v2.json", "research_history_v1.json", "research_history_v0.json", modelPathHistory} {
 		t.Run(file, func(t *testing.T) {
-			replayer := worker.NewWorkflowReplayer()
+			replayer := codec.NewReplayer()
 			replayer.RegisterWorkflow(ResearchWorkflow)
 			if err := replayer.ReplayWorkflowHistoryFromJSONFile(nil, filepath.Join("testdata", file)); err != nil {
 				t.Fatal(err)
@@ -114,7 +115,7 @@ func replayEach(t *testing.T, rs []recorded) {
 			if id == "" {
 				t.Fatal("the history does not start with the workflow's id")
 			}
-			replayer := worker.NewWorkflowReplayer()
+			replayer := codec.NewReplayer()
 			replayer.RegisterWorkflow(r.wf)
 			if err := replayer.ReplayWorkflowHistoryWithOptions(nil, h, worker.ReplayWorkflowHistoryOptions{OriginalExecution: workflow.Execution{ID: id}}); err != nil {
 				t.Fatal(err)

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"log/slog"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -61,6 +62,11 @@ type Env struct {
 	// Both empty: nothing is sent (the events are still in harness status and the audit log).
 	NotifyURL     string
 	NotifyCommand string
+
+	// CodecAddr (SATED_CODEC_ADDR, host:port) is where the worker serves the payload codec to
+	// the Temporal UI, which shows the payloads the worker compressed (over 128 KB) as JSON when
+	// its codec endpoint is http://CodecAddr. Empty: not served.
+	CodecAddr string
 
 	UIURL string // SATED_UI_URL, default http://localhost:8233, no trailing slash: the starter's UI links
 	User  string // USER: who decides an expansion when the starter's --by is not given
@@ -145,6 +151,9 @@ func fromLookup(lookup func(string) string) (Env, error) {
 	if e.NotifyURL, err = notifyURL(getenv("SATED_NOTIFY_URL", "")); err != nil {
 		return Env{}, err
 	}
+	if e.CodecAddr, err = hostPort("SATED_CODEC_ADDR", getenv("SATED_CODEC_ADDR", "")); err != nil {
+		return Env{}, err
+	}
 	if e.Tuning, err = readTuning(getenv); err != nil {
 		return Env{}, err
 	}
@@ -153,6 +162,18 @@ func fromLookup(lookup func(string) string) (Env, error) {
 		e.DataDir = abs
 	}
 	return e, nil
+}
+
+// hostPort checks a listen address: empty, or host:port with a numeric port.
+func hostPort(name, v string) (string, error) {
+	if v == "" {
+		return "", nil
+	}
+	_, port, err := net.SplitHostPort(v)
+	if n, perr := strconv.Atoi(port); err != nil || perr != nil || n < 0 || n > 65535 {
+		return "", fmt.Errorf("%s=%q: want host:port, e.g. 127.0.0.1:8239", name, v)
+	}
+	return v, nil
 }
 
 // logLevel parses SATED_LOG_LEVEL.

@@ -34,6 +34,8 @@ func TestFromEnvGoodValues(t *testing.T) {
 		{map[string]string{"SATED_FETCH_TIMEOUT": "  1m30s "}, func(e Env) bool { return e.FetchTimeout == 90*time.Second }},
 		{map[string]string{}, func(e Env) bool { return e.LogLevel == slog.LevelInfo }},
 		{map[string]string{"SATED_LOG_LEVEL": "debug"}, func(e Env) bool { return e.LogLevel == slog.LevelDebug }},
+		{map[string]string{}, func(e Env) bool { return e.CodecAddr == "" }},
+		{map[string]string{"SATED_CODEC_ADDR": "0.0.0.0:8239"}, func(e Env) bool { return e.CodecAddr == "0.0.0.0:8239" }},
 		{map[string]string{"SATED_FETCH_ALLOW": " 127.0.0.1, 10.0.0.0/8 ,,"}, func(e Env) bool {
 			return len(e.FetchAllow) == 2 && e.FetchAllow[0] == "127.0.0.1" && e.FetchAllow[1] == "10.0.0.0/8"
 		}},
@@ -78,6 +80,8 @@ func TestFromEnvBadValuesNameTheVariable(t *testing.T) {
 	cases := []struct{ name, value, want string }{
 		{"SATED_FETCH_TIMEOUT", "abc", `SATED_FETCH_TIMEOUT="abc": not a duration`},
 		{"SATED_LOG_LEVEL", "loud", `SATED_LOG_LEVEL="loud": want debug, info, warn or error`},
+		{"SATED_CODEC_ADDR", "8239", `SATED_CODEC_ADDR="8239": want host:port, e.g. 127.0.0.1:8239`},
+		{"SATED_CODEC_ADDR", "localhost:http", `SATED_CODEC_ADDR="localhost:http": want host:port, e.g. 127.0.0.1:8239`},
 		{"SATED_FETCH_TIMEOUT", "20", `SATED_FETCH_TIMEOUT="20": not a duration`},
 		{"SATED_FETCH_TIMEOUT", "0s", `SATED_FETCH_TIMEOUT="0s": not a positive duration`},
 		{"SATED_FETCH_TIMEOUT", "-5s", `SATED_FETCH_TIMEOUT="-5s": not a positive duration`},

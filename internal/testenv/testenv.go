@@ -86,6 +86,26 @@ func Build(t testing.TB, pkg, dir string) string {
 	return out
 }
 
+// TemporalCLI is the temporal CLI that starts dev servers: the one 'make tools' installs in
+// .tools/bin, else one on PATH; a test without one skips (fails when integration is required).
+func TemporalCLI(t testing.TB) string {
+	t.Helper()
+	if p := filepath.Join(ModuleRoot(t), ".tools", "bin", "temporal"); isExecutable(p) {
+		return p
+	}
+	p, err := exec.LookPath("temporal")
+	if err != nil {
+		Missing(t, "no temporal CLI in .tools/bin or on PATH (make tools installs it)")
+		return ""
+	}
+	return p
+}
+
+func isExecutable(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
+}
+
 // GoDocDir is $(go env GOROOT)/doc, the real documents the tests research.
 func GoDocDir(t testing.TB) string {
 	t.Helper()
