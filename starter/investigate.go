@@ -132,7 +132,7 @@ func investigateCmd(ctx context.Context, env config.Env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("start %s: %w", id, err)
 	}
-	fmt.Fprintf(stderr, "started %s\n  ui:     %s\n", id, uiLink(env, id))
+	fmt.Fprintf(stderr, "started %s\n  watch:  starter watch %s\n  ui:     %s\n", id, id, uiLink(env, id))
 	if o.detach {
 		fmt.Fprintln(stdout, id)
 		return nil
@@ -205,20 +205,26 @@ func followInvestigation(ctx context.Context, c client.Client, env config.Env, i
 			if err != nil {
 				return fmt.Errorf("investigation %s failed: %w", id, err)
 			}
-			if asJSON {
-				rep.Markdown = rep.Rendered()
-				enc := json.NewEncoder(stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rep)
-			}
-			fmt.Fprintln(stdout, rep.Rendered())
-			fmt.Fprintf(stderr, "\nreport: %s\njson:   %s\nui:     %s\n", rep.MarkdownPath, rep.JSONPath, uiLink(env, id))
-			return nil
+			return printInvestigation(env, rep, asJSON)
 		case <-tick.C:
 			v.update(ctx, c, id, runID)
 		case <-ctx.Done():
-			fmt.Fprintf(stderr, "\nstopped following; the investigation goes on (id %s)\n", id)
+			fmt.Fprintf(stderr, "\nstopped following; the investigation goes on: starter watch %s\n", id)
 			return nil
 		}
 	}
+}
+
+// printInvestigation prints a finished investigation's report (Markdown, or JSON with the
+// Markdown rendered) and where its files are.
+func printInvestigation(env config.Env, rep workflows.InvestigationReport, asJSON bool) error {
+	if asJSON {
+		rep.Markdown = rep.Rendered()
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	fmt.Fprintln(stdout, rep.Rendered())
+	fmt.Fprintf(stderr, "\nreport: %s\njson:   %s\nui:     %s\n", rep.MarkdownPath, rep.JSONPath, uiLink(env, rep.WorkflowID))
+	return nil
 }

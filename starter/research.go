@@ -240,7 +240,33 @@ func watchCmd(ctx context.Context, env config.Env, args []string) error {
 		return err
 	}
 	defer c.Close()
+	kind, _, err := describeRun(ctx, c, pos[0])
+	if err != nil {
+		return err
+	}
+	if kind == workflows.InvestigationWorkflowName {
+		return followInvestigation(ctx, c, env, pos[0], "", *asJSON)
+	}
 	return follow(ctx, c, env, pos[0], "", *asJSON)
+}
+
+// describeRun names the workflow type of the run with this id and whether it is running; an id
+// with no run, or a run that is neither a research nor an investigation, is a one-line error.
+func describeRun(ctx context.Context, c client.Client, id string) (kind string, running bool, err error) {
+	desc, err := c.DescribeWorkflowExecution(ctx, id, "")
+	if err != nil {
+		var nf *serviceerror.NotFound
+		if errors.As(err, &nf) {
+			return "", false, fmt.Errorf("no run with id %s", id)
+		}
+		return "", false, err
+	}
+	info := desc.WorkflowExecutionInfo
+	switch kind = info.GetType().GetName(); kind {
+	case workflows.ResearchWorkflowName, workflows.InvestigationWorkflowName:
+		return kind, info.Status == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, nil
+	}
+	return "", false, fmt.Errorf("%s is a %s workflow, not a research or an investigation run", id, kind)
 }
 
 // follow prints progress as rounds complete, then the report.
@@ -387,16 +413,19 @@ func reportCmd(ctx context.Context, env config.Env, args []string) error {
 		return err
 	}
 	defer c.Close()
-	desc, err := c.DescribeWorkflowExecution(ctx, pos[0], "")
+	kind, running, err := describeRun(ctx, c, pos[0])
 	if err != nil {
-		var nf *serviceerror.NotFound
-		if errors.As(err, &nf) {
-			return fmt.Errorf("no run with id %s", pos[0])
-		}
 		return err
 	}
-	if desc.WorkflowExecutionInfo.Status == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+	if running {
 		return fmt.Errorf("%s is still running; follow it with: starter watch %s", pos[0], pos[0])
+	}
+	if kind == workflows.InvestigationWorkflowName {
+		var rep workflows.InvestigationReport
+		if err := c.GetWorkflow(ctx, pos[0], "").Get(ctx, &rep); err != nil {
+			return fmt.Errorf("investigation %s did not complete: %w", pos[0], err)
+		}
+		return printInvestigation(env, rep, *asJSON)
 	}
 	var rep workflows.ResearchReport
 	if err := c.GetWorkflow(ctx, pos[0], "").Get(ctx, &rep); err != nil {

@@ -464,6 +464,13 @@ func TestInvestigationOnTheDevServer(t *testing.T) {
 	if !strings.Contains(errOut, "corpus") {
 		t.Errorf("live progress did not show the sources:\n%s", errOut)
 	}
+	// watch and report read an investigation as one (they once decoded it as a research report)
+	for _, cmd := range []string{"watch", "report"} {
+		out, errOut, err := s.starterRun(ctx, cmd, rep.WorkflowID)
+		if err != nil || !strings.HasPrefix(out, "# Investigation: ") || !strings.Contains(out, rep.Findings[0].URL) {
+			t.Errorf("starter %s %s: %v\n%.300s\n%s", cmd, rep.WorkflowID, err, out, errOut)
+		}
+	}
 	// the investigation and its first searxng loop, for the replay tests
 	c := s.client()
 	h := history(t, c, rep.WorkflowID, "")
