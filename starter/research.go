@@ -443,14 +443,25 @@ func stopCmd(ctx context.Context, env config.Env, args []string) error {
 		return err
 	}
 	defer c.Close()
+	kind, running, err := describeRun(ctx, c, args[0])
+	if err != nil {
+		return err
+	}
+	if !running {
+		return fmt.Errorf("%s is not running; its report: starter report %s", args[0], args[0])
+	}
 	if err := c.SignalWorkflow(ctx, args[0], "", workflows.StopSignal, struct{}{}); err != nil {
 		var nf *serviceerror.NotFound
-		if errors.As(err, &nf) {
-			return fmt.Errorf("no running research with id %s", args[0])
+		if errors.As(err, &nf) { // it finished since
+			return fmt.Errorf("%s is not running; its report: starter report %s", args[0], args[0])
 		}
 		return err
 	}
-	fmt.Fprintf(stdout, "asked %s to stop searching; it will write its report with what it has\n", args[0])
+	what := "its report"
+	if kind == workflows.InvestigationWorkflowName {
+		what = "its report (its running source loops end at their next query)"
+	}
+	fmt.Fprintf(stdout, "asked %s to stop searching; it will write %s with what it has\n", args[0], what)
 	return nil
 }
 

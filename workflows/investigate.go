@@ -35,7 +35,22 @@ type investigation struct {
 	readActivities bool
 	followed       map[string]bool   // normalized breadcrumbs already followed
 	pages          map[string]string // normalized URL -> page text read for verification
+	// stopped is set by the stop signal (stopChange); live are the source loops running now,
+	// which the signal is passed on to
+	stopped bool
+	live    []*sourceLoopRun
 }
+
+// stopChange makes an investigation obey 'starter stop' (StopSignal) as a research run does:
+// no search starts after it, the running source loops end at their next query (the signal
+// reaches them through the investigation, so one may start first), and the report is written
+// from what was found. Runs started before it ignore the signal, as they did.
+const (
+	stopChange  = "investigation-stop"
+	stopVersion = 1
+	// stoppedReason is the stop reason of an investigation, or a source loop, stopped on request
+	stoppedReason = "stopped on request (starter stop)"
+)
 
 // pageVerifyChange moves investigations to the design of issue 13: breadcrumbs extracted and
 // followed after each hypothesis, each in the source whose results name it; key entities
@@ -99,6 +114,9 @@ func newInvestigation(ctx workflow.Context, req InvestigationRequest) (*investig
 	inv.version = workflow.GetVersion(ctx, pageVerifyChange, workflow.DefaultVersion, pageVerifyVersion)
 	inv.docLeads = workflow.GetVersion(ctx, docLeadsChange, workflow.DefaultVersion, docLeadsVersion) >= docLeadsVersion
 	inv.readActivities = workflow.GetVersion(ctx, readActivitiesChange, workflow.DefaultVersion, readActivitiesVersion) >= readActivitiesVersion
+	if workflow.GetVersion(ctx, stopChange, workflow.DefaultVersion, stopVersion) >= stopVersion {
+		inv.listenForStop(ctx)
+	}
 	if inv.version == workflow.DefaultVersion {
 		req = withLegacyDefaults(req)
 	}
@@ -251,8 +269,29 @@ const maxResultMarkdown = 256 << 10
 
 func (inv *investigation) fallback(s string) { inv.prog.Fallbacks = append(inv.prog.Fallbacks, s) }
 
-// tripped is the circuit breaker: once a budget is spent nothing new starts.
+// listenForStop waits for the stop signal: from then on nothing new starts (tripped) and the
+// source loops running are told to end at their next query.
+func (inv *investigation) listenForStop(ctx workflow.Context) {
+	ch := workflow.GetSignalChannel(ctx, StopSignal)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		ch.Receive(ctx, nil)
+		inv.stopped = true
+		for _, l := range inv.live {
+			// a loop that has just finished cannot be signalled; nothing is lost then
+			l.fut.SignalChildWorkflow(ctx, StopSignal, struct{}{})
+		}
+	})
+}
+
+// tripped is the circuit breaker: once a budget is spent, or a stop was asked for, nothing new
+// starts.
 func (inv *investigation) tripped() bool {
+	if inv.stopped {
+		if inv.prog.StopReason == "" {
+			inv.prog.StopReason = stoppedReason
+		}
+		return true
+	}
 	over, why := inv.budget.Tripped(inv.prog.Spend)
 	if over && inv.prog.StopReason == "" {
 		inv.prog.StopReason = why
@@ -330,7 +369,9 @@ type sourceLoopRun struct {
 // within-source unique results first, then across sources with attribution.
 func (inv *investigation) runHypothesis(ctx workflow.Context, ti, hi int, t activities.InvestigationTask, h activities.Hypothesis) int {
 	loops := inv.startLoops(ctx, ti, hi, t, h)
+	inv.live = loops
 	inv.awaitLoops(ctx, loops)
+	inv.live = nil
 	// merge in source order so citation numbers do not depend on which loop finished first
 	added := 0
 	for _, l := range loops {

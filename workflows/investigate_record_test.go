@@ -34,7 +34,7 @@ func (storyFetcher) Fetch(_ context.Context, u string) (fetch.Page, error) {
 // documentation pages (docsPages) at docLeadsVersion. Run with
 //
 //	temporal server start-dev --port 7283 --headless &
-//	SATED_RECORD_HISTORY=1 TEMPORAL_ADDRESS=127.0.0.1:7283 go test ./workflows -run 'Record(PageVerify|DocLeads|ReadActivities)History'
+//	SATED_RECORD_HISTORY=1 TEMPORAL_ADDRESS=127.0.0.1:7283 go test ./workflows -run 'Record(PageVerify|DocLeads|ReadActivities|Stop)History'
 //
 // (investigation_page_verify_history.json was recorded at pageVerifyVersion, before
 // docLeadsChange, and investigation_doc_leads_history.json before readActivitiesChange:
@@ -63,9 +63,35 @@ func TestRecordDocLeadsHistory(t *testing.T) {
 		"investigation_doc_leads_history.json")
 }
 
-// recordInvestigation runs one investigation on the dev server at TEMPORAL_ADDRESS and writes
-// its history to testdata/file.
-func recordInvestigation(t *testing.T, providers map[string]search.Provider, id string, req InvestigationRequest, file string) {
+// slowProvider answers as its provider after a pause, so a signal can land mid-loop.
+type slowProvider struct {
+	search.Provider
+	pause time.Duration
+}
+
+func (p slowProvider) Search(ctx context.Context, q string, limit int) ([]search.Result, error) {
+	time.Sleep(p.pause)
+	return p.Provider.Search(ctx, q, limit)
+}
+
+// TestRecordStopHistory records an investigation stopped by 'starter stop' at stopVersion: the
+// stop lands during its first source loop (each search takes 400 ms), which the investigation
+// signals to end at its next query; the other hypotheses are skipped.
+func TestRecordStopHistory(t *testing.T) {
+	corpus := slowProvider{&invProvider{name: "corpus", pool: 400, per: 8}, 400 * time.Millisecond}
+	recordInvestigation(t, map[string]search.Provider{"corpus": corpus}, "investigation-stop",
+		InvestigationRequest{Question: invQuestion, Sources: []string{"corpus"}, NoModel: true, Ceilings: map[string]int{"corpus": 6}},
+		"investigation_stop_history.json", func(ctx context.Context, c client.Client, id string) {
+			time.Sleep(1000 * time.Millisecond)
+			if err := c.SignalWorkflow(ctx, id, "", StopSignal, struct{}{}); err != nil {
+				t.Error(err)
+			}
+		})
+}
+
+// recordInvestigation runs one investigation on the dev server at TEMPORAL_ADDRESS, with during
+// (if any) run beside it once it started, and writes its history to testdata/file.
+func recordInvestigation(t *testing.T, providers map[string]search.Provider, id string, req InvestigationRequest, file string, during ...func(context.Context, client.Client, string)) {
 	addr := os.Getenv("TEMPORAL_ADDRESS")
 	if os.Getenv("SATED_RECORD_HISTORY") != "1" || addr == "" {
 		t.Skip("records only with SATED_RECORD_HISTORY=1 and TEMPORAL_ADDRESS")
@@ -100,6 +126,9 @@ func recordInvestigation(t *testing.T, providers map[string]search.Provider, id 
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, f := range during {
+		go f(ctx, c, id)
+	}
 	var rep InvestigationReport
 	if err := run.Get(ctx, &rep); err != nil {
 		t.Fatal(err)
@@ -113,6 +142,6 @@ func recordInvestigation(t *testing.T, providers map[string]search.Provider, id 
 		}
 		h.Events = append(h.Events, e)
 	}
-	t.Logf("%d claims, %d leads, %d actors, %d events", len(rep.Claims), len(rep.Leads), len(rep.Actors), len(h.Events))
+	t.Logf("%d claims, %d leads, %d actors, %d events; stop reason %q, %d queries", len(rep.Claims), len(rep.Leads), len(rep.Actors), len(h.Events), rep.StopReason, len(rep.Events))
 	testenv.RecordHistory(t, h, file)
 }

@@ -37,6 +37,7 @@ type sourceLoop struct {
 	consecutive int             // failed queries in a row
 	deadline    time.Time
 	search      workflow.ActivityOptions // on the source's own queue
+	stopped     bool                     // the investigation passed on a stop (stopChange)
 }
 
 // SourceLoopWorkflow runs one source's saturation loop for one hypothesis: before each query a
@@ -76,6 +77,13 @@ func newSourceLoop(ctx workflow.Context, req SourceLoopRequest) (*sourceLoop, er
 		l.seen[k] = true
 	}
 	l.deadline = workflow.Now(ctx).Add(req.TimeLimit)
+	if workflow.GetVersion(ctx, stopChange, workflow.DefaultVersion, stopVersion) >= stopVersion {
+		ch := workflow.GetSignalChannel(ctx, StopSignal)
+		workflow.Go(ctx, func(ctx workflow.Context) {
+			ch.Receive(ctx, nil)
+			l.stopped = true
+		})
+	}
 	l.search = searchOptions
 	l.search.TaskQueue = activities.SourceTaskQueue(req.Source)
 	return l, nil
@@ -92,11 +100,13 @@ func (l *sourceLoop) execute(ctx workflow.Context) SourceLoopResult {
 	return l.res
 }
 
-// stopBefore ends the loop at the time limit, a spent search budget share or the hard ceiling,
-// whatever the model would say.
+// stopBefore ends the loop on a stop the investigation passed on, at the time limit, a spent
+// search budget share or the hard ceiling, whatever the model would say.
 func (l *sourceLoop) stopBefore(ctx workflow.Context) bool {
 	req, res := l.req, &l.res
 	switch {
+	case l.stopped:
+		res.StopReason = stoppedReason
 	case !workflow.Now(ctx).Before(l.deadline):
 		res.StopReason, res.TimedOut = fmt.Sprintf("time limit of %s reached", req.TimeLimit), true
 	case req.Budget.MaxSearchCalls > 0 && res.Spend.SearchCalls >= req.Budget.MaxSearchCalls:

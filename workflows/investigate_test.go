@@ -313,3 +313,56 @@ func TestInvestigationWithItsModelDownFallsBackAfterRetries(t *testing.T) {
 	require.NotEmpty(t, rep.Findings)
 	require.GreaterOrEqual(t, model.attempts, 3, "the plan was retried before falling back")
 }
+
+// stoppingProvider answers as invProvider and sends the investigation the stop signal during
+// its stopAt-th search, as 'starter stop' would.
+type stoppingProvider struct {
+	*invProvider
+	stopAt int
+	signal func()
+}
+
+func (p *stoppingProvider) Search(ctx context.Context, q string, limit int) ([]search.Result, error) {
+	if p.calls()+1 == p.stopAt {
+		p.signal()
+	}
+	return p.invProvider.Search(ctx, q, limit)
+}
+
+func TestInvestigationStopsOnRequestAndReportsWhatItFound(t *testing.T) {
+	rich := &invProvider{name: "corpus", pool: 400, per: 8}
+	h := newInvHarness(t, rich)
+	sp := &stoppingProvider{invProvider: rich, stopAt: 3}
+	sp.signal = func() { h.env.SignalWorkflow(StopSignal, struct{}{}) }
+	h.acts = activities.NewActivities(activities.Deps{Providers: map[string]search.Provider{"corpus": sp}, ReportDir: t.TempDir()})
+	h.env.RegisterActivity(h.acts)
+	rep := h.run(t, InvestigationRequest{Question: invQuestion, Sources: []string{"corpus"}})
+
+	require.Equal(t, stoppedReason, rep.StopReason)
+	// the running loop ended at its next query: the signal reaches it through the investigation,
+	// so a query may start before it arrives (here the 4th), then nothing more is searched
+	require.LessOrEqual(t, rich.calls(), 4, "searches: %q", rich.queries)
+	require.Len(t, rep.Events, rich.calls())
+	loops := loopsOf(rep, "corpus")
+	require.Len(t, loops, 1)
+	require.Equal(t, stoppedReason, loops[0].StopReason)
+	require.Greater(t, len(rep.Hypotheses), 1, "the plan has more hypotheses to skip")
+	for _, hs := range rep.Hypotheses[1:] {
+		require.Equal(t, stoppedReason, hs.Skipped)
+	}
+	for _, e := range rep.Events {
+		require.NotContains(t, []string{"breadcrumb", "entity"}, e.Decider, "no lead or actor is searched after the stop")
+	}
+	// the report is written from the findings of those searches
+	require.NotEmpty(t, rep.Findings)
+	require.Contains(t, rep.Rendered(), stoppedReason)
+}
+
+func TestInvestigationWithoutStopRunsToItsCeiling(t *testing.T) {
+	// the same investigation unstopped: what the stop saved
+	rich := &invProvider{name: "corpus", pool: 400, per: 8}
+	h := newInvHarness(t, rich)
+	rep := h.run(t, InvestigationRequest{Question: invQuestion, Sources: []string{"corpus"}})
+	require.Empty(t, rep.StopReason)
+	require.Greater(t, rich.calls(), 6)
+}

@@ -80,13 +80,16 @@ func TestReplayHarnessHistories(t *testing.T) {
 // documentation's headings, keywords and page notes read as such. Replaying it with the V1
 // reading fails (TMPRL1100: the key actors searched differ);
 // investigation_read_activities_history.json at readActivitiesVersion
-// (TestRecordReadActivitiesHistory): the key entities and the claims read in activities.
+// (TestRecordReadActivitiesHistory): the key entities and the claims read in activities;
+// investigation_stop_history.json at stopVersion (TestRecordStopHistory): stopped by
+// 'starter stop' during its first source loop, which it passed the stop on to.
 func TestReplayInvestigationHistories(t *testing.T) {
 	replayEach(t, []recorded{
 		{"investigation_history.json", InvestigationWorkflow},
 		{"investigation_page_verify_history.json", InvestigationWorkflow},
 		{"investigation_doc_leads_history.json", InvestigationWorkflow},
 		{"investigation_read_activities_history.json", InvestigationWorkflow},
+		{"investigation_stop_history.json", InvestigationWorkflow},
 		{"source_loop_history.json", SourceLoopWorkflow},
 		{"memory_admin_history.json", MemoryAdminWorkflow},
 	})
