@@ -417,7 +417,9 @@ func evalOne(ctx context.Context, c client.Client, env config.Env, strategy stri
 			r.Error = err.Error()
 			return r
 		}
-		r.SearchCalls, r.Rounds = rep.Spend.SearchCalls, len(rep.Events)
+		// an investigation's rounds are the hypotheses it researched (each a round of source
+		// loops); its queries are its search calls
+		r.SearchCalls, r.Rounds = rep.Spend.SearchCalls, hypothesesRun(rep)
 		findings, evidence = rep.Answer, investigationEvidence(rep)
 	} else {
 		rep, err := runWorkflow[workflows.ResearchReport](ctx, c, opts, workflows.ResearchWorkflowName, req)
@@ -457,4 +459,15 @@ func runWorkflow[T any](ctx context.Context, c client.Client, opts client.StartW
 		return out, err
 	}
 	return out, run.Get(ctx, &out)
+}
+
+// hypothesesRun counts the hypotheses an investigation researched (not skipped).
+func hypothesesRun(rep workflows.InvestigationReport) int {
+	n := 0
+	for _, h := range rep.Hypotheses {
+		if h.Skipped == "" {
+			n++
+		}
+	}
+	return n
 }

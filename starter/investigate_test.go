@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sated-dev/sated/internal/investigate"
+	"github.com/sated-dev/sated/workflows"
 )
 
 func TestParseInvestigate(t *testing.T) {
@@ -44,4 +45,13 @@ func TestParseInvestigate(t *testing.T) {
 	env[investigate.BraveKeyEnv] = "k"
 	_, _, err = parseInvestigate([]string{"Q about GOGC", "--sources", "corpus,brave"}, get)
 	require.NoError(t, err)
+}
+
+func TestEvalCountsAnInvestigationsRoundsAsTheHypothesesItResearched(t *testing.T) {
+	rep := workflows.InvestigationReport{}
+	rep.Hypotheses = []investigate.HypothesisSummary{{Hypothesis: "a"}, {Hypothesis: "b"}, {Hypothesis: "c", Skipped: "coverage assessment: covered"}}
+	rep.Events = make([]investigate.QueryEvent, 17)
+	if got := hypothesesRun(rep); got != 2 {
+		t.Fatalf("rounds %d, want the 2 hypotheses researched (not the 17 queries)", got)
+	}
 }
