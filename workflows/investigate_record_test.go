@@ -63,22 +63,11 @@ func TestRecordDocLeadsHistory(t *testing.T) {
 		"investigation_doc_leads_history.json")
 }
 
-// slowProvider answers as its provider after a pause, so a signal can land mid-loop.
-type slowProvider struct {
-	search.Provider
-	pause time.Duration
-}
-
-func (p slowProvider) Search(ctx context.Context, q string, limit int) ([]search.Result, error) {
-	time.Sleep(p.pause)
-	return p.Provider.Search(ctx, q, limit)
-}
-
 // TestRecordStopHistory records an investigation stopped by 'starter stop' at stopVersion: the
 // stop lands during its first source loop (each search takes 400 ms), which the investigation
 // signals to end at its next query; the other hypotheses are skipped.
 func TestRecordStopHistory(t *testing.T) {
-	corpus := slowProvider{&invProvider{name: "corpus", pool: 400, per: 8}, 400 * time.Millisecond}
+	corpus := slow{&invProvider{name: "corpus", pool: 400, per: 8}, 400 * time.Millisecond}
 	recordInvestigation(t, map[string]search.Provider{"corpus": corpus}, "investigation-stop",
 		InvestigationRequest{Question: invQuestion, Sources: []string{"corpus"}, NoModel: true, Ceilings: map[string]int{"corpus": 6}},
 		"investigation_stop_history.json", func(ctx context.Context, c client.Client, id string) {
