@@ -39,7 +39,21 @@ type investigation struct {
 	// which the signal is passed on to
 	stopped bool
 	live    []*sourceLoopRun
+	// capFindings is whether the findings stop at maxFindings (findingsCapChange)
+	capFindings bool
 }
+
+// findingsCapChange keeps at most maxFindings findings, and searches no more once they are
+// kept: every finding rides in the report the workflow hands to its report activity and
+// returns, and Temporal terminates a run whose payload reaches 2 MB. Compressed (internal/codec)
+// a finding takes about 0.25 KB there, so the cap keeps the report near 1 MB.
+const (
+	findingsCapChange  = "investigation-findings-cap"
+	findingsCapVersion = 1
+)
+
+// maxFindings is the findings one investigation keeps (a variable for the tests).
+var maxFindings = 4000
 
 // stopChange makes an investigation obey 'starter stop' (StopSignal) as a research run does:
 // no search starts after it, the running source loops end at their next query (the signal
@@ -117,6 +131,7 @@ func newInvestigation(ctx workflow.Context, req InvestigationRequest) (*investig
 	if workflow.GetVersion(ctx, stopChange, workflow.DefaultVersion, stopVersion) >= stopVersion {
 		inv.listenForStop(ctx)
 	}
+	inv.capFindings = workflow.GetVersion(ctx, findingsCapChange, workflow.DefaultVersion, findingsCapVersion) >= findingsCapVersion
 	if inv.version == workflow.DefaultVersion {
 		req = withLegacyDefaults(req)
 	}
@@ -283,12 +298,19 @@ func (inv *investigation) listenForStop(ctx workflow.Context) {
 	})
 }
 
-// tripped is the circuit breaker: once a budget is spent, or a stop was asked for, nothing new
-// starts.
+// tripped is the circuit breaker: once a budget is spent, the findings are full or a stop was
+// asked for, nothing new starts.
 func (inv *investigation) tripped() bool {
-	if inv.stopped {
+	why := ""
+	switch {
+	case inv.stopped:
+		why = stoppedReason
+	case inv.capFindings && len(inv.findings) >= maxFindings:
+		why = fmt.Sprintf("%d findings kept, the most one report carries", maxFindings)
+	}
+	if why != "" {
 		if inv.prog.StopReason == "" {
-			inv.prog.StopReason = stoppedReason
+			inv.prog.StopReason = why
 		}
 		return true
 	}
@@ -431,6 +453,23 @@ func (inv *investigation) awaitLoops(ctx workflow.Context, loops []*sourceLoopRu
 	}
 }
 
+// merge adds the results the findings do not hold yet (and attributes the ones they do); it
+// returns how many it added. Under findingsCapChange the findings stop at maxFindings: the
+// results past it are not kept, and the report says so.
+func (inv *investigation) merge(results []search.Result, at investigate.Attribution) int {
+	var n int
+	inv.findings, n = investigate.Merge(inv.findings, results, at)
+	if over := len(inv.findings) - maxFindings; inv.capFindings && over > 0 {
+		inv.findings = inv.findings[:maxFindings]
+		n -= over
+		if !inv.prog.FindingsCapped {
+			inv.prog.FindingsCapped = true
+			inv.fallback(fmt.Sprintf("the findings stop at %d, the most one report carries: later results were not kept (a narrower question, fewer sources or a lower --results keeps it under)", maxFindings))
+		}
+	}
+	return n
+}
+
 // mergeLoop folds one finished loop into the findings, the source's health and the summary; it
 // returns how many findings were new.
 func (inv *investigation) mergeLoop(t activities.InvestigationTask, h activities.Hypothesis, l *sourceLoopRun) int {
@@ -459,8 +498,7 @@ func (inv *investigation) mergeLoop(t activities.InvestigationTask, h activities
 	for _, res := range r.Results {
 		inv.known[l.source] = append(inv.known[l.source], search.NormalizeURL(res.URL))
 	}
-	var n int
-	inv.findings, n = investigate.Merge(inv.findings, r.Results, investigate.Attribution{Task: t.Name, Hypothesis: h.Text, Source: l.source})
+	n := inv.merge(r.Results, investigate.Attribution{Task: t.Name, Hypothesis: h.Text, Source: l.source})
 	sum.Queries, sum.Unique, sum.New, sum.StopReason, sum.TimedOut = len(r.Events), len(r.Results), n, r.StopReason, r.TimedOut
 	inv.prog.Loops = append(inv.prog.Loops, sum)
 	return n
@@ -557,8 +595,7 @@ func (inv *investigation) searchEach(ctx workflow.Context, task string, labels, 
 			continue
 		}
 		before := len(inv.findings)
-		var n int
-		inv.findings, n = investigate.Merge(inv.findings, out.Results, investigate.Attribution{Task: task, Hypothesis: labels[i], Source: src})
+		n := inv.merge(out.Results, investigate.Attribution{Task: task, Hypothesis: labels[i], Source: src})
 		ev.Results, ev.New, ev.Duplicates, ev.Cached = len(out.Results), n, len(out.Results)-n, out.Cached
 		ev.Incremental = investigate.Incremental(ev.Results, ev.New)
 		news[i] = len(inv.findings) - before

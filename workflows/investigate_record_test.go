@@ -34,7 +34,7 @@ func (storyFetcher) Fetch(_ context.Context, u string) (fetch.Page, error) {
 // documentation pages (docsPages) at docLeadsVersion. Run with
 //
 //	temporal server start-dev --port 7283 --headless &
-//	SATED_RECORD_HISTORY=1 TEMPORAL_ADDRESS=127.0.0.1:7283 go test ./workflows -run 'Record(PageVerify|DocLeads|ReadActivities|Stop)History'
+//	SATED_RECORD_HISTORY=1 TEMPORAL_ADDRESS=127.0.0.1:7283 go test ./workflows -run 'Record(PageVerify|DocLeads|ReadActivities|Stop|FindingsCap)History'
 //
 // (investigation_page_verify_history.json was recorded at pageVerifyVersion, before
 // docLeadsChange, and investigation_doc_leads_history.json before readActivitiesChange:
@@ -76,6 +76,18 @@ func TestRecordStopHistory(t *testing.T) {
 				t.Error(err)
 			}
 		})
+}
+
+// TestRecordFindingsCapHistory records an investigation that fills maxFindings (lowered to 30)
+// in its first source loop at findingsCapVersion: the findings stop there and nothing more is
+// searched.
+func TestRecordFindingsCapHistory(t *testing.T) {
+	defer func(n int) { maxFindings = n }(maxFindings)
+	maxFindings = 30
+	corpus := &invProvider{name: "corpus", pool: 400, per: 8}
+	recordInvestigation(t, map[string]search.Provider{"corpus": corpus}, "investigation-findings-cap",
+		InvestigationRequest{Question: invQuestion, Sources: []string{"corpus"}, NoModel: true, Ceilings: map[string]int{"corpus": 6}},
+		"investigation_findings_cap_history.json")
 }
 
 // recordInvestigation runs one investigation on the dev server at TEMPORAL_ADDRESS, with during

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -365,4 +366,27 @@ func TestInvestigationWithoutStopRunsToItsCeiling(t *testing.T) {
 	rep := h.run(t, InvestigationRequest{Question: invQuestion, Sources: []string{"corpus"}})
 	require.Empty(t, rep.StopReason)
 	require.Greater(t, rich.calls(), 6)
+}
+
+func TestInvestigationKeepsAtMostMaxFindingsAndThenStopsSearching(t *testing.T) {
+	defer func(n int) { maxFindings = n }(maxFindings)
+	maxFindings = 30
+	rich := &invProvider{name: "corpus", pool: 400, per: 8}
+	h := newInvHarness(t, rich)
+	rep := h.run(t, InvestigationRequest{Question: invQuestion, Sources: []string{"corpus"}})
+
+	require.Len(t, rep.Findings, 30)
+	for i, f := range rep.Findings {
+		require.Equal(t, i+1, f.N, "findings stay numbered in order")
+	}
+	require.Equal(t, "30 findings kept, the most one report carries", rep.StopReason)
+	require.True(t, slices.ContainsFunc(rep.Fallbacks, func(s string) bool { return strings.Contains(s, "the findings stop at 30") }), "fallbacks: %q", rep.Fallbacks)
+	// the first loop filled them; nothing was searched after it
+	loops := loopsOf(rep, "corpus")
+	require.Len(t, loops, 1)
+	require.Len(t, rep.Events, loops[0].Queries)
+	require.Greater(t, len(rep.Hypotheses), 1)
+	for _, hs := range rep.Hypotheses[1:] {
+		require.Equal(t, rep.StopReason, hs.Skipped)
+	}
 }

@@ -127,10 +127,12 @@ type InvestigationProgress struct {
 	Hypotheses []investigate.HypothesisSummary `json:"hypotheses,omitempty"`
 	Health     []investigate.Health            `json:"health,omitempty"`
 	Findings   int                             `json:"findings"`
-	Spend      investigate.Spend               `json:"spend"`
-	StopReason string                          `json:"stop_reason,omitempty"`
-	Fallbacks  []string                        `json:"fallbacks,omitempty"`
-	ReportPath string                          `json:"report_path,omitempty"`
+	// FindingsCapped is whether the findings reached the most one investigation keeps
+	FindingsCapped bool              `json:"findings_capped,omitempty"`
+	Spend          investigate.Spend `json:"spend"`
+	StopReason     string            `json:"stop_reason,omitempty"`
+	Fallbacks      []string          `json:"fallbacks,omitempty"`
+	ReportPath     string            `json:"report_path,omitempty"`
 }
 
 // Investigation phases beyond the research ones.

@@ -82,7 +82,8 @@ func TestReplayHarnessHistories(t *testing.T) {
 // investigation_read_activities_history.json at readActivitiesVersion
 // (TestRecordReadActivitiesHistory): the key entities and the claims read in activities;
 // investigation_stop_history.json at stopVersion (TestRecordStopHistory): stopped by
-// 'starter stop' during its first source loop, which it passed the stop on to.
+// 'starter stop' during its first source loop, which it passed the stop on to;
+// investigation_findings_cap_history.json: TestReplayFindingsCapHistory.
 func TestReplayInvestigationHistories(t *testing.T) {
 	replayEach(t, []recorded{
 		{"investigation_history.json", InvestigationWorkflow},
@@ -93,6 +94,16 @@ func TestReplayInvestigationHistories(t *testing.T) {
 		{"source_loop_history.json", SourceLoopWorkflow},
 		{"memory_admin_history.json", MemoryAdminWorkflow},
 	})
+}
+
+// TestReplayFindingsCapHistory replays investigation_findings_cap_history.json, recorded at
+// findingsCapVersion with the cap lowered to 30 (TestRecordFindingsCapHistory): the findings
+// full after the first source loop, nothing searched after. Replayed with the cap at 30 as
+// recorded; without findingsCapChange it fails (TMPRL1100).
+func TestReplayFindingsCapHistory(t *testing.T) {
+	defer func(n int) { maxFindings = n }(maxFindings)
+	maxFindings = 30
+	replayEach(t, []recorded{{"investigation_findings_cap_history.json", InvestigationWorkflow}})
 }
 
 // recorded is a history file under testdata and the workflow that produced it.
