@@ -94,7 +94,7 @@ func printUsage(w io.Writer) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+		fmt.Fprintf(w, "  %-11s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "")
 	names = names[:0]
@@ -103,7 +103,7 @@ func printUsage(w io.Writer) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s same as '%s'\n", n, strings.Join(aliases[n], " "))
+		fmt.Fprintf(w, "  %-11s same as '%s'\n", n, strings.Join(aliases[n], " "))
 	}
 	fmt.Fprintln(w, "")
 	fmt.Fprintln(w, "-v prints errors with their Temporal detail. Run 'starter COMMAND -h' for a command's flags. Environment: TEMPORAL_ADDRESS, SATED_DATA_DIR, OLLAMA_HOST, MEILI_URL (see README).")

@@ -20,9 +20,9 @@ import (
 
 func init() {
 	register("research", "start a research run and follow it until the report prints", researchCmd)
-	register("watch", "follow a running research run: rounds, novelty, decisions", watchCmd)
-	register("report", "print the report of a finished run", reportCmd)
-	register("stop", "stop a run's search early; it moves on to synthesis", stopCmd)
+	register("watch", "follow a running research run (rounds, novelty, decisions) or investigation (queries per source)", watchCmd)
+	register("report", "print the report of a finished research run or investigation", reportCmd)
+	register("stop", "stop a research run's or an investigation's searching early; it writes its report with what it found", stopCmd)
 }
 
 // researchFlags binds every configuration field to a flag; only flags the user set override the
