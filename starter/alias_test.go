@@ -41,6 +41,6 @@ func TestAliasesRunAndAreListed(t *testing.T) {
 	require.Contains(t, errs.String(), "starter research:")
 	require.Equal(t, 1, strings.Count(strings.TrimSpace(errs.String()), "\n")+1, errs.String())
 	require.Equal(t, 0, run([]string{"help"}))
-	require.Contains(t, out.String(), "start      same as 'research'")
-	require.Contains(t, out.String(), "approve    same as 'expansion approve'")
+	require.Contains(t, out.String(), "start       same as 'research'")
+	require.Contains(t, out.String(), "approve     same as 'expansion approve'")
 }
