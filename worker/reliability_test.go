@@ -369,3 +369,52 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 	}
 	return s[i]
 }
+
+// TestInvestigationWorkerKilledAfterASearchAsksNoSearchAgain kills an investigation's worker
+// after a source loop's search has its answer but before the worker reports it (the search held
+// there): a second worker finishes the investigation, and the held search is answered from the
+// run's search record, not asked of the provider again. Investigation searches run in child
+// workflows on the provider's own task queue, so this is not the research run's path.
+func TestInvestigationWorkerKilledAfterASearchAsksNoSearchAgain(t *testing.T) {
+	search := newSlowSearch(t, 200*time.Millisecond)
+	s := newStack(t, "SATED_SEARXNG_URL="+search.srv.URL, "SATED_FETCH_ALLOW=127.0.0.1")
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	first := s.startWorkerWith("worker-1", "SATED_ACTIVITY_HOLD=Search=after:8s")
+	out, errOut, err := s.starterRun(ctx, "investigate", "How does the loopback service recover its queue after a crash?",
+		"--sources", "searxng", "--ceiling", "searxng=3", "--breadcrumbs", "0", "--entities", "0", "--no-cache", "--detach")
+	if err != nil {
+		t.Fatalf("start: %v\n%s", err, errOut)
+	}
+	id := strings.TrimSpace(out)
+	held := waitJournal(ctx, t, s.journal(), func(e journalEntry) bool {
+		return e.Event == "started" && e.Activity == "Search" && strings.HasPrefix(e.WorkflowID, id+"/") && e.Pid == first.Process.Pid
+	})
+	time.Sleep(time.Second) // inside the hold: the provider has answered
+	kill(t, first)
+	s.startWorker("worker-2")
+
+	var rep workflows.InvestigationReport
+	if err := s.client().GetWorkflow(ctx, id, "").Get(ctx, &rep); err != nil {
+		t.Fatalf("investigation did not complete after the kill: %v", err)
+	}
+	if len(rep.Findings) == 0 || len(rep.Events) == 0 {
+		t.Fatalf("no findings (%d) or query events (%d)", len(rep.Findings), len(rep.Events))
+	}
+	for _, e := range rep.Events {
+		if e.Error != "" {
+			t.Errorf("query %q failed: %s", e.Query, e.Error)
+		}
+	}
+	entries := readJournal(t, s.journal())
+	recovered := false
+	for _, e := range entries {
+		recovered = recovered || (e.Event == "completed" && e.key() == held.key() && e.Pid != first.Process.Pid)
+	}
+	if !recovered {
+		t.Errorf("the held search %q never completed on the second worker", held.Detail)
+	}
+	if n, qs := repeatedQueries(search.answers(), entries); n != 0 {
+		t.Errorf("%d answered searches were asked of the provider again: %v", n, qs)
+	}
+}
