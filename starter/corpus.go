@@ -8,7 +8,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sated-dev/sated/internal/config"
@@ -69,11 +71,13 @@ func corpusIndex(ctx context.Context, env config.Env, args []string) error {
 	defer idx.Close()
 	start := time.Now()
 	last := time.Now()
+	var skips skipLog
+	defer skips.print()
 	stats, err := idx.IndexPaths(ctx, inputs, corpus.IndexOptions{
 		// URLs go through the research fetcher's guard: no loopback or private addresses
 		// (SATED_FETCH_ALLOW opens them), so internal pages never become corpus documents
 		HTTPClient: fetch.New(fetch.Fetcher{Allow: env.FetchAllow, Timeout: env.FetchTimeout}).HTTPClient(),
-		Warn:       func(path string, err error) { fmt.Fprintf(stderr, "warning: skipped %s: %v\n", path, err) },
+		Warn:       skips.add,
 		Progress: func(done int) {
 			if !*quiet && time.Since(last) > time.Second {
 				last = time.Now()
@@ -84,6 +88,7 @@ func corpusIndex(ctx context.Context, env config.Env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("index %s: %w", env.CorpusPath(), err)
 	}
+	skips.print()
 	n, _ := idx.Count(ctx)
 	fmt.Fprintf(stdout, "indexed into %s in %s: %d added, %d updated, %d unchanged, %d skipped; %d documents in the corpus\n",
 		env.CorpusPath(), time.Since(start).Round(time.Millisecond), stats.Added, stats.Updated, stats.Unchanged, stats.Skipped, n)
@@ -169,4 +174,47 @@ func indexMeili(ctx context.Context, env config.Env, idx *corpus.Index) error {
 	}
 	fmt.Fprintf(stdout, "mirrored %d documents into Meilisearch at %s (index %s)\n", n, env.MeiliURL, meili.CorpusIndex)
 	return nil
+}
+
+// skipLog gathers the files indexing skipped, to print them once it ends: one line per file, or
+// one line per directory and reason for several (a Sphinx build's 44 index pages without text
+// are one line naming all 44, not 44 lines).
+type skipLog struct {
+	mu      sync.Mutex
+	order   []skipGroup
+	files   map[skipGroup][]string
+	printed bool
+}
+
+type skipGroup struct{ dir, reason string }
+
+func (l *skipLog) add(path string, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	g := skipGroup{filepath.Dir(path), err.Error()}
+	if l.files == nil {
+		l.files = map[skipGroup][]string{}
+	}
+	if _, ok := l.files[g]; !ok {
+		l.order = append(l.order, g)
+	}
+	l.files[g] = append(l.files[g], filepath.Base(path))
+}
+
+// print writes the skipped files to stderr, once.
+func (l *skipLog) print() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.printed {
+		return
+	}
+	l.printed = true
+	for _, g := range l.order {
+		fs := l.files[g]
+		if len(fs) == 1 {
+			fmt.Fprintf(stderr, "warning: skipped %s: %s\n", filepath.Join(g.dir, fs[0]), g.reason)
+			continue
+		}
+		fmt.Fprintf(stderr, "warning: skipped %d files in %s: %s: %s\n", len(fs), g.dir, g.reason, strings.Join(fs, " "))
+	}
 }

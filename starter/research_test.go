@@ -256,3 +256,30 @@ func TestDiagnosisIsShownInProgressAndSummary(t *testing.T) {
 		t.Fatalf("the summary lacks the diagnosis:\n%s", errb.String())
 	}
 }
+
+// Skipped files are listed once indexing ends, several of one directory and reason on one line.
+func TestCorpusIndexGroupsSkippedFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"a.png", "b.png", "c.png"} {
+		os.WriteFile(filepath.Join(dir, f), []byte{0x89, 'P', 'N', 'G'}, 0o644)
+	}
+	os.WriteFile(filepath.Join(dir, "x.js"), []byte("var x = 1;"), 0o644)
+	os.WriteFile(filepath.Join(dir, "page.html"), []byte("<html><head><title>Page</title></head><body><p>Words about indexing.</p></body></html>"), 0o644)
+	t.Setenv("SATED_DATA_DIR", t.TempDir())
+	code, out := runCLI(t, "corpus", "index", dir)
+	if code != 0 || !strings.Contains(out, "1 added") || !strings.Contains(out, "4 skipped") {
+		t.Fatalf("index (code %d):\n%s", code, out)
+	}
+	want := []string{
+		"warning: skipped 3 files in " + dir + ": not a document (.png file): a.png b.png c.png\n",
+		"warning: skipped " + filepath.Join(dir, "x.js") + ": not a document (.js file)\n",
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("missing %q in:\n%s", w, out)
+		}
+	}
+	if n := strings.Count(out, "warning: "); n != 2 {
+		t.Errorf("%d warning lines, want 2:\n%s", n, out)
+	}
+}
