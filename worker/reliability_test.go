@@ -418,3 +418,49 @@ func TestInvestigationWorkerKilledAfterASearchAsksNoSearchAgain(t *testing.T) {
 		t.Errorf("%d answered searches were asked of the provider again: %v", n, qs)
 	}
 }
+
+// TestStarterStopsAnInvestigation: 'starter stop' on a running investigation, through the real
+// starter and worker. Its source loop (ceiling 8, each search 500 ms) ends at its next query,
+// nothing is searched after, and the report is written with the stop as its reason.
+func TestStarterStopsAnInvestigation(t *testing.T) {
+	search := newSlowSearch(t, 500*time.Millisecond)
+	s := newStack(t, "SATED_SEARXNG_URL="+search.srv.URL, "SATED_FETCH_ALLOW=127.0.0.1")
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	s.startWorker("worker")
+	out, errOut, err := s.starterRun(ctx, "investigate", "How does the loopback service recover its queue after a crash?",
+		"--sources", "searxng", "--ceiling", "searxng=8", "--no-cache", "--detach")
+	if err != nil {
+		t.Fatalf("start: %v\n%s", err, errOut)
+	}
+	id := strings.TrimSpace(out)
+	waitJournal(ctx, t, s.journal(), func(e journalEntry) bool {
+		return e.Event == "completed" && e.Activity == "Search" && strings.HasPrefix(e.WorkflowID, id+"/")
+	})
+	if out, errOut, err := s.starterRun(ctx, "stop", id); err != nil || !strings.Contains(out, "asked "+id+" to stop searching") {
+		t.Fatalf("stop: %v\n%s%s", err, out, errOut)
+	}
+	var rep workflows.InvestigationReport
+	if err := s.client().GetWorkflow(ctx, id, "").Get(ctx, &rep); err != nil {
+		t.Fatalf("the stopped investigation did not complete: %v", err)
+	}
+	if rep.StopReason != "stopped on request (starter stop)" {
+		t.Errorf("stop reason %q", rep.StopReason)
+	}
+	// one search done before the stop, at most two more in flight or started before it arrived
+	if n := len(rep.Events); n > 3 {
+		t.Errorf("%d queries after a stop at the first: %v", n, rep.Events)
+	}
+	for _, l := range rep.Loops {
+		if l.StopReason != "stopped on request (starter stop)" {
+			t.Errorf("loop %s/%q ended: %s", l.Source, l.Hypothesis, l.StopReason)
+		}
+	}
+	if len(rep.Findings) == 0 || rep.MarkdownPath == "" {
+		t.Errorf("no report from what was found: %d findings, %q", len(rep.Findings), rep.MarkdownPath)
+	}
+	// and stop on the finished investigation says so
+	if _, errOut, err := s.starterRun(ctx, "stop", id); err == nil || !strings.Contains(errOut, "is not running") {
+		t.Errorf("stop on a finished investigation: %v %s", err, errOut)
+	}
+}
