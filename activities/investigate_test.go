@@ -17,6 +17,7 @@ import (
 	"github.com/sated-dev/sated/internal/investigate"
 	"github.com/sated-dev/sated/internal/llm"
 	"github.com/sated-dev/sated/internal/plan"
+	"github.com/sated-dev/sated/internal/research"
 	"github.com/sated-dev/sated/internal/search"
 )
 
@@ -306,4 +307,16 @@ func TestRankKeyEntities(t *testing.T) {
 		_, err := env.ExecuteActivity(acts.RankKeyEntities, bad)
 		require.Equal(t, ErrBadInput, appErrType(err))
 	}
+}
+
+func TestFindingsPriorLiftsARelevantFindingFoundLater(t *testing.T) {
+	q := "How do I avoid the database is locked error when a writer waits?"
+	sources := []research.Source{
+		{N: 1, Result: search.Result{Title: "Release history", Snippet: "Version 3.7.0 was released in 2010 with many changes."}},
+		{N: 2, Result: search.Result{Title: "Page size", Snippet: "The page size is a power of two between 512 and 65536."}},
+		{N: 3, Result: search.Result{Title: "Locking", Snippet: "A writer waits for the lock; to avoid the database is locked error set a busy timeout."}},
+	}
+	p := findingsPrior(q, sources)
+	require.Greater(t, p[2], p[1], "the relevant third finding outranks the irrelevant second: %v", p)
+	require.Greater(t, p[0], p[1], "discovery order still counts between equally irrelevant findings: %v", p)
 }
