@@ -37,9 +37,9 @@ func (a *Activities) BaselineAnswer(ctx context.Context, in BaselineInput) (Base
 	if in.Budget <= 0 {
 		in.Budget = config.DefaultFindingsBudget
 	}
-	p, ok := a.providers[in.Provider]
-	if !ok {
-		return BaselineOutput{}, unusable("baseline: provider %q is not configured on this worker", in.Provider)
+	p, err := a.provider("baseline", in.Provider)
+	if err != nil {
+		return BaselineOutput{}, err
 	}
 	rs, err := p.Search(ctx, in.Question, baselineResults)
 	if err != nil {

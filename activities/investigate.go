@@ -366,10 +366,8 @@ func RankEntities(in KeyEntitiesInput) []investigate.Breadcrumb {
 // investigationAnswer is the extractive answer over an investigation's findings, as a research
 // run's report is written (report.Answer): every finding a source, a corpus passage read whole,
 // grouped under the question's parts and cited by finding number. The answer trusts a ranking
-// as a research run trusts its searches': here the order the investigation found them in (its
-// first searches ask the question most directly). One more search of the question itself, to
-// rank by, read 0.002-0.023 higher on the dev sets, but the investigation's search budget
-// counts every search and this one would be outside it.
+// as a research run trusts its searches': here findingsPrior, computed over what was found, so
+// no search beyond the investigation's budget is made for it.
 func (a *Activities) investigationAnswer(ctx context.Context, r investigate.Report) string {
 	if len(r.Findings) == 0 {
 		return ""
