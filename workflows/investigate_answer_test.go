@@ -64,23 +64,12 @@ func TestInvestigationAnswerRecall(t *testing.T) {
 				found.WriteString(f.Title + "\n" + p.Text + "\n")
 			}
 		}
-		rs, err := x.Search(ctx, q.Question, 40)
+		// the search box as `starter eval`'s bm25 strategy reads it
+		box, err := acts.BaselineAnswer(ctx, activities.BaselineInput{Provider: "corpus", Question: q.Question, Budget: report.DefaultFindingsBudget})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var box strings.Builder
-		for _, r := range rs {
-			p, err := x.Passage(ctx, r.DocID)
-			if err != nil {
-				continue
-			}
-			box.WriteString(r.Title + "\n" + p.Text + "\n\n")
-			if box.Len() >= report.DefaultFindingsBudget {
-				break
-			}
-		}
-		b := box.String()
-		b = b[:min(len(b), report.DefaultFindingsBudget)]
+		b := box.Markdown
 		rec := func(s string) float64 {
 			got, total, _ := eval.FactRecall(s, q.Gold)
 			return eval.Recall(got, total)
