@@ -308,8 +308,10 @@ type VerifyClaimsOutput struct {
 	Verified []investigate.VerifiedClaim `json:"verified"`
 }
 
-// maxReadFindings bounds the findings one verification or ranking of key entities reads.
-const maxReadFindings = 2000
+// maxReadFindings bounds the findings one verification or ranking of key entities reads: all
+// an investigation keeps. It was 2,000 while investigations kept 4,000, so the verification and
+// the key actors of a larger one were refused (fallbacks, no claims tagged, no actors).
+const maxReadFindings = investigate.MaxFindings
 
 // VerifyInvestigationClaims reads the key claims of an investigation's findings and tags each
 // against the others (investigate.VerifySources): the comparison of every claim with every

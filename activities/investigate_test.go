@@ -277,6 +277,9 @@ func TestVerifyInvestigationClaims(t *testing.T) {
 	require.Equal(t, investigate.Contradicted, out.Verified[0].Tag, "Oct 2023 against 2024")
 	require.Equal(t, investigate.VerifySources(sources, 200, nil, true), out.Verified)
 
+	// as many findings as an investigation keeps are read
+	_, err = env.ExecuteActivity(acts.VerifyInvestigationClaims, VerifyClaimsInput{Sources: make([]investigate.ClaimSource, investigate.MaxFindings), Max: 200, Docs: true})
+	require.NoError(t, err)
 	for _, bad := range []VerifyClaimsInput{{Max: -1}, {Max: 1001}, {Max: 10, Sources: make([]investigate.ClaimSource, maxReadFindings+1)}} {
 		_, err := env.ExecuteActivity(acts.VerifyInvestigationClaims, bad)
 		require.Equal(t, ErrBadInput, appErrType(err), "%+v", bad.Max)
@@ -303,6 +306,9 @@ func TestRankKeyEntities(t *testing.T) {
 	require.NoError(t, v.Get(&out))
 	require.Equal(t, investigate.KeyEntitiesV1(in.Question, terms, texts, 5), out.Entities, "runs before docLeads read them their way")
 
+	// as many findings as an investigation keeps are read
+	_, err = env.ExecuteActivity(acts.RankKeyEntities, KeyEntitiesInput{Question: in.Question, Texts: make([]string, investigate.MaxFindings), N: 5, Docs: true})
+	require.NoError(t, err)
 	for _, bad := range []KeyEntitiesInput{{N: -1}, {N: 101}, {N: 5, Texts: make([]string, maxReadFindings+1)}} {
 		_, err := env.ExecuteActivity(acts.RankKeyEntities, bad)
 		require.Equal(t, ErrBadInput, appErrType(err))

@@ -53,7 +53,7 @@ const (
 )
 
 // maxFindings is the findings one investigation keeps (a variable for the tests).
-var maxFindings = 4000
+var maxFindings = investigate.MaxFindings
 
 // stopChange makes an investigation obey 'starter stop' (StopSignal) as a research run does:
 // no search starts after it, the running source loops end at their next query (the signal

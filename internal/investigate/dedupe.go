@@ -19,6 +19,12 @@ type Finding struct {
 	FoundBy []Attribution `json:"found_by"`
 }
 
+// MaxFindings is the most findings one investigation keeps (from the workflow's
+// investigation-findings-cap version on) and so the most its activities read at once: a
+// finding rides in the report payloads at about 0.26 KB compressed, so 4,000 keep a report near
+// 1 MB, under Temporal's 2 MB payload limit.
+const MaxFindings = 4000
+
 // Text is a finding as leads, actors and claims read it: its title and snippet.
 func (f Finding) Text() string { return f.Title + ". " + f.Snippet }
 
