@@ -40,8 +40,12 @@ bash scripts/services.sh stop worker
 mkdir -p "$STATE"
 # The worker never creates the memory store: a missing one is an error, so a wrong
 # SATED_DATA_DIR or a deleted directory cannot pass for an empty memory. The first run here (no
-# worker has logged in $STATE yet) creates it; later runs leave a missing store to the worker's error.
-if [[ ! -e ${SATED_DATA_DIR:-$STATE}/memory && ! -e $STATE/worker.log ]]; then
+# worker has logged in $STATE yet) creates it, as does a run given a SATED_DATA_DIR that does not
+# exist yet or is empty (a data dir of its own for the user's documents); later runs leave a
+# missing store to the worker's error.
+data=${SATED_DATA_DIR:-$STATE}
+fresh_dir() { [[ -n ${SATED_DATA_DIR:-} ]] && { [[ ! -e $SATED_DATA_DIR ]] || [[ -d $SATED_DATA_DIR && -z $(ls -A "$SATED_DATA_DIR") ]]; }; }
+if [[ ! -e $data/memory ]] && { [[ ! -e $STATE/worker.log ]] || fresh_dir; }; then
   "$BIN/starter" memory init
 fi
 # the worker serves the payload codec the UI was started with (scripts/services.sh)

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -21,16 +22,18 @@ import (
 )
 
 func init() {
-	register("corpus", "index documents for the corpus provider: corpus index PATH|URL... | stats | search QUERY", corpusCmd)
+	register("corpus", "index documents for the corpus provider: corpus index PATH|URL... | remove PATH|URL... | stats | search QUERY", corpusCmd)
 }
 
 func corpusCmd(ctx context.Context, env config.Env, args []string) error {
 	if len(args) == 0 {
-		return usagef("want a subcommand: corpus index PATH|URL... | corpus stats | corpus search QUERY")
+		return usagef("want a subcommand: corpus index PATH|URL... | corpus remove PATH|URL... | corpus stats | corpus search QUERY")
 	}
 	switch args[0] {
 	case "index":
 		return corpusIndex(ctx, env, args[1:])
+	case "remove":
+		return corpusRemove(ctx, env, args[1:])
 	case "stats":
 		return corpusStats(ctx, env)
 	case "search":
@@ -39,7 +42,7 @@ func corpusCmd(ctx context.Context, env config.Env, args []string) error {
 		}
 		return corpusSearch(ctx, env, args[1])
 	default:
-		return usagef("unknown corpus subcommand %q (want index, stats or search)", args[0])
+		return usagef("unknown corpus subcommand %q (want index, remove, stats or search)", args[0])
 	}
 }
 
@@ -90,10 +93,74 @@ func corpusIndex(ctx context.Context, env config.Env, args []string) error {
 	}
 	skips.print()
 	n, _ := idx.Count(ctx)
-	fmt.Fprintf(stdout, "indexed into %s in %s: %d added, %d updated, %d unchanged, %d skipped; %d documents in the corpus\n",
-		env.CorpusPath(), time.Since(start).Round(time.Millisecond), stats.Added, stats.Updated, stats.Unchanged, stats.Skipped, n)
-	return indexMeili(ctx, env, idx)
+	removed := ""
+	if len(stats.Removed) > 0 {
+		removed = fmt.Sprintf(", %d removed (their files are gone)", len(stats.Removed))
+	}
+	fmt.Fprintf(stdout, "indexed into %s in %s: %d added, %d updated, %d unchanged, %d skipped%s; %d documents in the corpus\n",
+		env.CorpusPath(), time.Since(start).Round(time.Millisecond), stats.Added, stats.Updated, stats.Unchanged, stats.Skipped, removed, n)
+	return indexMeili(ctx, env, idx, stats.Removed)
 }
+
+// corpusRemove removes the pages stored at each location (a file, a directory and below, a URL
+// prefix), whether or not it still exists. A location that names no stored page is a usage
+// error before anything is removed, with the places the corpus does hold.
+func corpusRemove(ctx context.Context, env config.Env, locs []string) error {
+	if len(locs) == 0 {
+		return usagef("want at least one file, directory or URL whose pages to remove (starter corpus stats lists them)")
+	}
+	idx, err := openExisting(env)
+	if err != nil {
+		return err
+	}
+	defer idx.Close()
+	var all []string
+	per := make([]int, len(locs))
+	for i, loc := range locs {
+		urls, err := idx.Under(ctx, loc)
+		if err != nil {
+			return err
+		}
+		if len(urls) == 0 {
+			return usagef("the corpus holds no pages under %s; %s", loc, locationSummary(ctx, idx))
+		}
+		per[i] = len(urls)
+		all = append(all, urls...)
+	}
+	slices.Sort(all)
+	all = slices.Compact(all)
+	start := time.Now()
+	n, err := idx.RemovePages(ctx, all)
+	if err != nil {
+		return err
+	}
+	left, _ := idx.Count(ctx)
+	for i, loc := range locs {
+		fmt.Fprintf(stdout, "%d pages under %s\n", per[i], loc)
+	}
+	fmt.Fprintf(stdout, "removed %d pages from %s in %s; %d documents in the corpus\n", n, env.CorpusPath(), time.Since(start).Round(time.Millisecond), left)
+	return removeMeili(ctx, env, all)
+}
+
+// locationSummary names the places the corpus holds pages from, for an error message.
+func locationSummary(ctx context.Context, idx *corpus.Index) string {
+	locs, err := idx.Locations(ctx)
+	if err != nil || len(locs) == 0 {
+		return "it holds none"
+	}
+	var parts []string
+	for i, l := range locs {
+		if i == maxLocations {
+			parts = append(parts, fmt.Sprintf("and %d more", len(locs)-i))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d)", l.Where, l.Pages))
+	}
+	return "it holds pages from " + strings.Join(parts, ", ")
+}
+
+// maxLocations is how many places corpus stats and errors list before "and N more".
+const maxLocations = 12
 
 // openExisting opens the corpus a read-only command asks about; a missing one is an error that
 // says how to make it, rather than an empty corpus made on the spot (and a data directory made
@@ -117,6 +184,20 @@ func corpusStats(ctx context.Context, env config.Env) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s: %d documents\n", env.CorpusPath(), n)
+	locs, err := idx.Locations(ctx)
+	if err != nil {
+		return err
+	}
+	for i, l := range locs {
+		if i == maxLocations {
+			fmt.Fprintf(stdout, "  … and %d more places\n", len(locs)-i)
+			break
+		}
+		fmt.Fprintf(stdout, "  %6d  %s\n", l.Pages, l.Where)
+	}
+	if len(locs) > 1 {
+		fmt.Fprintln(stdout, "a research run searches all of them; `starter corpus remove PLACE` drops one")
+	}
 	return nil
 }
 
@@ -141,9 +222,12 @@ func corpusSearch(ctx context.Context, env config.Env, query string) error {
 
 // indexMeili mirrors the corpus into Meilisearch when MEILI_URL is set, so the meilisearch
 // provider searches the same documents; enrichment still reads them from the embedded corpus.
-func indexMeili(ctx context.Context, env config.Env, idx *corpus.Index) error {
+func indexMeili(ctx context.Context, env config.Env, idx *corpus.Index, removed []string) error {
 	if env.MeiliURL == "" {
 		return nil
+	}
+	if err := removeMeili(ctx, env, removed); err != nil {
+		return err
 	}
 	p := meili.New(env.MeiliURL, env.MeiliAPIKey).Corpus(meili.CorpusIndex)
 	var batch []meili.Document
@@ -173,6 +257,18 @@ func indexMeili(ctx context.Context, env config.Env, idx *corpus.Index) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "mirrored %d documents into Meilisearch at %s (index %s)\n", n, env.MeiliURL, meili.CorpusIndex)
+	return nil
+}
+
+// removeMeili deletes removed pages from the Meilisearch mirror of the corpus, if there is one.
+func removeMeili(ctx context.Context, env config.Env, removed []string) error {
+	if env.MeiliURL == "" || len(removed) == 0 {
+		return nil
+	}
+	if err := meili.New(env.MeiliURL, env.MeiliAPIKey).Corpus(meili.CorpusIndex).RemoveURLs(ctx, removed); err != nil {
+		return fmt.Errorf("meilisearch at %s: %w (the embedded corpus no longer holds the %d pages; the mirror still does)", env.MeiliURL, err, len(removed))
+	}
+	fmt.Fprintf(stdout, "removed %d documents from Meilisearch at %s (index %s)\n", len(removed), env.MeiliURL, meili.CorpusIndex)
 	return nil
 }
 

@@ -486,24 +486,8 @@ func (x *Index) Remove(ctx context.Context, id string) error {
 		return fmt.Errorf("corpus %s: %w", x.path, err)
 	}
 	defer tx.Rollback()
-	var rowid int64
-	err = tx.QueryRowContext(ctx, `SELECT rowid FROM docs WHERE id = ?`, id).Scan(&rowid)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil
-	}
-	if err == nil {
-		_, err = tx.ExecContext(ctx, `DELETE FROM passages WHERE page = ?`, rowid)
-	}
-	if err == nil {
-		_, err = tx.ExecContext(ctx, `DELETE FROM links WHERE src = ?`, rowid)
-	}
-	if err == nil {
-		_, err = tx.ExecContext(ctx, `DELETE FROM passage_ids WHERE page = ?`, rowid)
-	}
-	if err == nil {
-		_, err = tx.ExecContext(ctx, `DELETE FROM docs WHERE rowid = ?`, rowid)
-	}
-	if err == nil {
+	ok, err := removePage(ctx, tx, id)
+	if err == nil && ok {
 		err = bumpVersion(ctx, tx)
 	}
 	if err == nil {

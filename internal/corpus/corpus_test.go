@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,8 +32,6 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
 	}
 }
-
-func fileURL(p string) string { return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String() }
 
 const pageHTML = `<!DOCTYPE html>
 <html><head><title>Tuning the Garbage Collector</title>

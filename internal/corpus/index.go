@@ -42,6 +42,9 @@ type IndexOptions struct {
 // IndexStats counts what IndexPaths did with each input document.
 type IndexStats struct {
 	Added, Updated, Unchanged, Skipped int
+	// Removed are the URLs of the pages under an indexed directory whose files are gone from
+	// disk: indexing a directory again removes them, as it updates the pages that changed.
+	Removed []string
 }
 
 // IndexPaths indexes files, directories (recursively, hidden entries skipped) and http(s)
@@ -69,6 +72,9 @@ func (x *Index) IndexPaths(ctx context.Context, inputs []string, opts IndexOptio
 	}
 	if err := ix.commit(); err != nil {
 		return ix.stats, fmt.Errorf("corpus %s: %w", x.path, err)
+	}
+	if err := ix.prune(); err != nil {
+		return ix.stats, err
 	}
 	if err := x.optimize(ctx); err != nil {
 		return ix.stats, fmt.Errorf("corpus %s: %w", x.path, err)
@@ -105,6 +111,24 @@ type indexer struct {
 	changed bool // the open batch added or replaced something
 	done    int
 	stats   IndexStats
+	dirs    []string // the directories walked, resolved
+}
+
+// prune removes the pages under the walked directories whose files are gone from disk.
+func (ix *indexer) prune() error {
+	var urls []string
+	for _, dir := range ix.dirs {
+		g, err := ix.x.gone(ix.ctx, dir)
+		if err != nil {
+			return err
+		}
+		urls = append(urls, g...)
+	}
+	if _, err := ix.x.RemovePages(ix.ctx, urls); err != nil {
+		return err
+	}
+	ix.stats.Removed = urls
+	return nil
 }
 
 // tree indexes a file or walks a directory.
@@ -118,6 +142,9 @@ func (ix *indexer) tree(root string) error {
 	if err != nil {
 		ix.skip(root, err)
 		return nil
+	}
+	if info, err := os.Stat(abs); err == nil && info.IsDir() {
+		ix.dirs = append(ix.dirs, abs)
 	}
 	return filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
 		if cerr := ix.ctx.Err(); cerr != nil {
@@ -185,8 +212,7 @@ func (ix *indexer) file(p string) error {
 		ix.skip(p, err)
 		return nil
 	}
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(p)}
-	return ix.store(page{Document: Document{URL: u.String(), Title: e.title, Body: e.body, Format: format}, sections: e.sections, links: e.links})
+	return ix.store(page{Document: Document{URL: fileURL(p), Title: e.title, Body: e.body, Format: format}, sections: e.sections, links: e.links})
 }
 
 // url fetches and indexes one page.

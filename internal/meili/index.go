@@ -166,6 +166,26 @@ func (p *Corpus) IndexDocuments(ctx context.Context, docs []Document) error {
 	return p.ix.add(ctx, len(docs), func(i, j int) any { return docs[i:j] })
 }
 
+// RemoveURLs deletes the documents stored under these URLs (ids derived as IndexDocuments
+// derives them); URLs it does not hold are ignored.
+func (p *Corpus) RemoveURLs(ctx context.Context, urls []string) error {
+	if len(urls) == 0 {
+		return nil
+	}
+	if err := p.ix.ensure(ctx); err != nil {
+		return err
+	}
+	ids := make([]string, len(urls))
+	for i, u := range urls {
+		ids[i] = DocID(u)
+	}
+	info, err := p.ix.c.sm.Index(p.ix.uid).DeleteDocuments(ctx, ids, nil)
+	if err != nil {
+		return p.ix.c.classify("delete documents", err)
+	}
+	return p.ix.c.wait(ctx, "delete documents", info)
+}
+
 // Document reads one stored document, so enrichment needs no fetch.
 func (p *Corpus) Document(ctx context.Context, id string) (Document, error) {
 	if err := p.ix.ensure(ctx); err != nil {

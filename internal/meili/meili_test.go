@@ -100,6 +100,19 @@ func TestConformanceCorpus(t *testing.T) {
 		_, err = p.Search(ctx, "x", 0)
 		require.ErrorIs(t, err, ErrBadInput)
 		require.ErrorIs(t, p.IndexDocuments(ctx, []Document{{ID: "bad id!", URL: "u"}}), ErrBadInput)
+
+		// removed by URL (the pages a corpus removal or prune drops), unknown URLs ignored
+		require.NoError(t, p.RemoveURLs(ctx, []string{"https://example.com/gate", "https://example.com/never-stored"}))
+		_, err = p.Document(ctx, DocID("https://example.com/gate"))
+		require.ErrorIs(t, err, ErrBadInput, "the removed document is gone")
+		res, err = p.Search(ctx, "saturation gate novel", 5)
+		require.NoError(t, err)
+		for _, r := range res {
+			require.NotEqual(t, "https://example.com/gate", r.URL)
+		}
+		_, err = p.Document(ctx, "doc-1")
+		require.NoError(t, err, "the others stay")
+		require.NoError(t, p.RemoveURLs(ctx, nil))
 	})
 }
 
