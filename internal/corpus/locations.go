@@ -36,12 +36,15 @@ func localPath(u string) string {
 	return filepath.FromSlash(p.Path)
 }
 
-// storedPrefix is the URL form of a location the user names: an http(s) URL as given, a local
-// path made absolute with its symlinks resolved as indexing resolves them (a path that no longer
+// storedPrefix is the URL form of a location the user names: an http(s) URL as given (without
+// a #fragment), a local path or file: URL made absolute with its symlinks resolved as indexing resolves them (a path that no longer
 // exists is made absolute only, so the pages of a deleted directory can still be named).
 func storedPrefix(loc string) string {
 	if u, err := url.Parse(loc); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
-		return loc
+		page, _, _ := strings.Cut(loc, "#") // a passage's URL (as a report cites it) names its page
+		return page
+	} else if err == nil && u.Scheme == "file" {
+		loc = filepath.FromSlash(u.Path)
 	}
 	abs, err := filepath.Abs(loc)
 	if err != nil {

@@ -76,12 +76,15 @@ func TestUnderAndRemovePages(t *testing.T) {
 		docs + "/":                        {a, b},
 		link:                              {a, b},
 		filepath.Join(docs, "a.txt"):      {a},
+		a + "#section":                    {a}, // a passage's URL, as a report cites it
+		fileURL(docs):                     {a, b},
 		filepath.Join(docs, "sub"):        {b},
 		sibling:                           {c},
 		filepath.Join(root, "nothing"):    nil,
 		"https://example.com/guide":       {"https://example.com/guide/x", "https://example.com/guide/y"},
 		"https://example.com/guide/":      {"https://example.com/guide/x", "https://example.com/guide/y"},
 		"https://example.com/guide/x":     {"https://example.com/guide/x"},
+		"https://example.com/guide/x#top": {"https://example.com/guide/x"},
 		"https://example.com":             {"https://example.com/guide/x", "https://example.com/guide/y", "https://example.com/guidebook"},
 		"https://example.com/guide/x/y/z": nil,
 	} {
