@@ -22,8 +22,10 @@ const sqliteDocs = "/usr/share/doc/sqlite3"
 // since the change after 1865e04, with 3.6 searches instead of 4.1. 0.305 in the one draw since
 // the first round follows its results' cross-references (5297cb0; 0.344 expected over every
 // epsilon draw against 0.296 before, devloop): a draw that runs past round 2 quotes less. Raise
-// it with the measurement; never lower it to make a change pass.
-const reportRecallFloor = 0.30
+// it with the measurement; never lower it to make a change pass. Since the gold patterns count
+// other pages' wordings of the same facts (efaf6f1) the same pipeline reads 0.366 beside the
+// search box's 0.266, and the floor was raised to 0.35.
+const reportRecallFloor = 0.35
 
 // goReportRecallFloor guards the Go set the same way: 1.000 since a qualified name the question
 // writes counts where the docs write it bare (4c0e119) and two sentences with the same words in
@@ -44,8 +46,9 @@ const goReportRecallFloor = 0.98
 // and Time Datatype list now falls past the findings budget. The same change moved the default
 // gate 0.387 -> 0.396 on Python, 0.104 -> 0.146 on git and 0.174 -> 0.181 on Apache, SQLite
 // unchanged at 0.320; the learning gate elsewhere: git 0.104 -> 0.146, Apache 0.160 -> 0.167,
-// PostgreSQL 0.142 -> 0.134, pgdocs 0.208 -> 0.196, Python 0.358 unchanged.
-const learningGateRecallFloor = 0.29
+// PostgreSQL 0.142 -> 0.134, pgdocs 0.208 -> 0.196, Python 0.358 unchanged. With the widened
+// gold patterns (efaf6f1) it reads 0.375 and the floor is 0.35.
+const learningGateRecallFloor = 0.35
 
 // TestReportRecallFloorOnTheSQLiteDevSet runs the SQLite dev set through the real worker and
 // dev server, as `starter eval` does, and fails when sated's reports recall fewer facts than
@@ -63,8 +66,10 @@ func TestReportRecallFloorOnTheSQLiteDevSet(t *testing.T) {
 // SQLite dev set through the real worker (`starter eval --strategies bm25,investigate`): 0.239
 // when it was written (3485841), beside the search box's 0.184 and the 0.182 of the findings
 // list it replaced at the top of the report; 0.250 once the findings were ranked by relevance
-// too (activities.findingsPrior).
-const investigationAnswerFloor = 0.23
+// too (activities.findingsPrior). With the widened gold patterns (efaf6f1) it reads 0.268
+// beside the search box's 0.266 (the search box gained more: its whole passages state facts
+// in more pages' words), and the floor is 0.25.
+const investigationAnswerFloor = 0.25
 
 // TestInvestigationAnswerFloorOnTheSQLiteDevSet runs the SQLite dev set as investigations and
 // fails when their answers recall fewer facts than the floor or than the plain search box.
