@@ -518,6 +518,10 @@ func (w *htmlText) heading(n *html.Node, level int) {
 	w.cur = section{level: level, heading: text, anchor: anchor}
 }
 
+// headingDecoration names the permalink marks documentation generators put inside headings
+// (Sphinx's "headerlink" pilcrow, anchor.js and Docusaurus hash links).
+var headingDecoration = regexp.MustCompile(`(?i)(^|[\s_-])(headerlink|anchorjs-link|hash-link|permalink|anchor-link)($|[\s_-])`)
+
 // headingText is a heading's text without permalink decorations, and its own id or that of
 // an anchor inside it.
 func headingText(n *html.Node) (text, anchor string) {
@@ -530,7 +534,10 @@ func headingText(n *html.Node) (text, anchor string) {
 			return
 		}
 		if c.Type == html.ElementNode {
-			if skipped[c.DataAtom] || chromeName.MatchString(attr(c, "class")) {
+			// only a permalink decoration is dropped: the page chrome's class names say
+			// nothing inside a heading, where Sphinx's "toc-backref" link is the heading's
+			// own text (the Python FAQ's 264 questions read as headings without it)
+			if skipped[c.DataAtom] || headingDecoration.MatchString(attr(c, "class")) {
 				return
 			}
 			if c.DataAtom == atom.A && anchor == "" {

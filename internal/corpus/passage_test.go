@@ -365,6 +365,35 @@ func TestExtractHTMLReadsSQLitesHiddenHeadings(t *testing.T) {
 	require.Equal(t, []string{"2 List Of PRAGMAs #list", "3 PRAGMA stats #pragma_stats", "3 PRAGMA synchronous #pragma_synchronous"}, got)
 }
 
+// A Sphinx page with a local table of contents (the Python FAQ) writes each heading as a link
+// back to it, class "toc-backref": that link is the heading's text, and only the pilcrow
+// after it is decoration. Read as page chrome, the FAQ's questions were no headings at all.
+func TestExtractHTMLReadsSphinxBacklinkHeadings(t *testing.T) {
+	page := `<html><head><title>Programming FAQ</title></head><body>
+<nav class="contents local" id="contents"><ul><li><a class="reference internal" href="#why-are-default-values-shared-between-objects" id="id14">Why are default values shared between objects?</a></li></ul></nav>
+<section id="why-are-default-values-shared-between-objects">
+<h3><a class="toc-backref" href="#id14" role="doc-backlink">Why are default values shared between objects?</a><a class="headerlink" href="#why-are-default-values-shared-between-objects" title="Permalink to this heading">¶</a></h3>
+<p>This type of bug commonly bites neophyte programmers.</p>
+</section>
+<section id="how-can-i-pass-optional-or-keyword-parameters">
+<h3><a class="toc-backref" href="#id15" role="doc-backlink">How can I pass optional or keyword parameters?</a><a class="headerlink" href="#how-can-i-pass-optional-or-keyword-parameters">¶</a></h3>
+<p>Collect the arguments using the * and ** specifiers.</p>
+</section></body></html>`
+	e, err := extract([]byte(page), FormatHTML, "programming.html")
+	require.NoError(t, err)
+	var got []string
+	for _, s := range e.sections {
+		if s.heading != "" {
+			got = append(got, fmt.Sprintf("%d %s #%s", s.level, s.heading, s.anchor))
+		}
+	}
+	require.Equal(t, []string{
+		"3 Why are default values shared between objects? #why-are-default-values-shared-between-objects",
+		"3 How can I pass optional or keyword parameters? #how-can-i-pass-optional-or-keyword-parameters",
+	}, got)
+	require.NotContains(t, e.body, "¶")
+}
+
 func TestExtractHTMLDropsALanguageSwitcher(t *testing.T) {
 	// as the Apache manual heads and ends every page
 	switcher := `<div class="toplang"><p><span>Available Languages: </span><a href="../en/mod/x.html" title="English">&nbsp;en&nbsp;</a> |
