@@ -481,22 +481,8 @@ func (x *Index) addPage(ctx context.Context, p page) error {
 
 // Remove deletes the page id and its passages; removing a missing page is not an error.
 func (x *Index) Remove(ctx context.Context, id string) error {
-	tx, err := x.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("corpus %s: %w", x.path, err)
-	}
-	defer tx.Rollback()
-	ok, err := removePage(ctx, tx, id)
-	if err == nil && ok {
-		err = bumpVersion(ctx, tx)
-	}
-	if err == nil {
-		err = tx.Commit()
-	}
-	if err != nil {
-		return fmt.Errorf("corpus %s: remove %q: %w", x.path, id, err)
-	}
-	return nil
+	_, err := x.removeIDs(ctx, []string{id})
+	return err
 }
 
 // page is a document with the sections its passages are split from.

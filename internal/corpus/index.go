@@ -124,7 +124,7 @@ func (ix *indexer) prune() error {
 		}
 		urls = append(urls, g...)
 	}
-	if _, err := ix.x.RemovePages(ix.ctx, urls); err != nil {
+	if _, err := ix.x.removePages(ix.ctx, urls); err != nil { // IndexPaths merges after
 		return err
 	}
 	ix.stats.Removed = urls

@@ -83,7 +83,29 @@ func (x *Index) Under(ctx context.Context, loc string) ([]string, error) {
 // then merges the full-text index. It returns how many pages it removed; URLs it does not hold
 // are ignored.
 func (x *Index) RemovePages(ctx context.Context, urls []string) (int, error) {
-	if len(urls) == 0 {
+	n, err := x.removePages(ctx, urls)
+	if err != nil || n == 0 {
+		return n, err
+	}
+	if err := x.optimize(ctx); err != nil {
+		return n, fmt.Errorf("corpus %s: %w", x.path, err)
+	}
+	return n, nil
+}
+
+// removePages is RemovePages without the merge, for an index run that merges once at its end.
+func (x *Index) removePages(ctx context.Context, urls []string) (int, error) {
+	ids := make([]string, len(urls))
+	for i, u := range urls {
+		ids[i] = DocID(u)
+	}
+	return x.removeIDs(ctx, ids)
+}
+
+// removeIDs deletes the pages with these ids in one transaction, a new generation when any was
+// stored; it returns how many were.
+func (x *Index) removeIDs(ctx context.Context, ids []string) (int, error) {
+	if len(ids) == 0 {
 		return 0, nil
 	}
 	tx, err := x.db.BeginTx(ctx, nil)
@@ -92,10 +114,10 @@ func (x *Index) RemovePages(ctx context.Context, urls []string) (int, error) {
 	}
 	defer tx.Rollback()
 	n := 0
-	for _, u := range urls {
-		ok, err := removePage(ctx, tx, DocID(u))
+	for _, id := range ids {
+		ok, err := removePage(ctx, tx, id)
 		if err != nil {
-			return 0, fmt.Errorf("corpus %s: remove %s: %w", x.path, u, err)
+			return 0, fmt.Errorf("corpus %s: remove %q: %w", x.path, id, err)
 		}
 		if ok {
 			n++
@@ -109,9 +131,6 @@ func (x *Index) RemovePages(ctx context.Context, urls []string) (int, error) {
 	}
 	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("corpus %s: %w", x.path, err)
-	}
-	if err := x.optimize(ctx); err != nil {
-		return n, fmt.Errorf("corpus %s: %w", x.path, err)
 	}
 	return n, nil
 }
@@ -185,20 +204,18 @@ func (x *Index) Locations(ctx context.Context) ([]Location, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("corpus %s: locations: %w", x.path, err)
 	}
-	var out []Location
+	// each directory's pages count for the highest directory above it holding pages directly
+	byRoot := map[string]int{}
 	for dir, n := range perDir {
-		if ancestorIn(dir, perDir) == "" {
-			out = append(out, Location{Where: dir, Pages: n})
+		root := ancestorIn(dir, perDir)
+		if root == "" {
+			root = dir
 		}
+		byRoot[root] += n
 	}
-	at := map[string]int{}
-	for i, l := range out {
-		at[l.Where] = i
-	}
-	for dir, n := range perDir {
-		if root := ancestorIn(dir, perDir); root != "" {
-			out[at[root]].Pages += n
-		}
+	out := make([]Location, 0, len(byRoot)+len(sites))
+	for dir, n := range byRoot {
+		out = append(out, Location{Where: dir, Pages: n})
 	}
 	for s, n := range sites {
 		out = append(out, Location{Where: s, Pages: n})

@@ -64,6 +64,18 @@ func (ix *index) add(ctx context.Context, n int, slice func(i, j int) any) error
 	return nil
 }
 
+// delete removes documents by id and waits for the task.
+func (ix *index) delete(ctx context.Context, ids []string) error {
+	if err := ix.ensure(ctx); err != nil {
+		return err
+	}
+	info, err := ix.c.sm.Index(ix.uid).DeleteDocuments(ctx, ids, nil)
+	if err != nil {
+		return ix.c.classify("delete documents", err)
+	}
+	return ix.c.wait(ctx, "delete documents", info)
+}
+
 func (ix *index) search(ctx context.Context, req *meilisearch.SearchRequest, query string) (meilisearch.Hits, error) {
 	if err := ix.ensure(ctx); err != nil {
 		return nil, err
@@ -172,18 +184,11 @@ func (p *Corpus) RemoveURLs(ctx context.Context, urls []string) error {
 	if len(urls) == 0 {
 		return nil
 	}
-	if err := p.ix.ensure(ctx); err != nil {
-		return err
-	}
 	ids := make([]string, len(urls))
 	for i, u := range urls {
 		ids[i] = DocID(u)
 	}
-	info, err := p.ix.c.sm.Index(p.ix.uid).DeleteDocuments(ctx, ids, nil)
-	if err != nil {
-		return p.ix.c.classify("delete documents", err)
-	}
-	return p.ix.c.wait(ctx, "delete documents", info)
+	return p.ix.delete(ctx, ids)
 }
 
 // Document reads one stored document, so enrichment needs no fetch.
@@ -261,14 +266,7 @@ func (m *Memory) Search(ctx context.Context, query string, limit int) ([]memory.
 
 // Delete removes observations by id.
 func (m *Memory) Delete(ctx context.Context, ids []string) error {
-	if err := m.ix.ensure(ctx); err != nil {
-		return memErr(err)
-	}
-	info, err := m.ix.c.sm.Index(m.ix.uid).DeleteDocuments(ctx, ids, nil)
-	if err != nil {
-		return memErr(m.ix.c.classify("delete documents", err))
-	}
-	return memErr(m.ix.c.wait(ctx, "delete documents", info))
+	return memErr(m.ix.delete(ctx, ids))
 }
 
 // DeleteTask removes every observation of a task through a filter on the filterable "task".
