@@ -616,7 +616,7 @@ func (w *htmlText) walk(n *html.Node, pre bool) {
 			w.heading(n, level)
 			return
 		}
-		if isHiddenHeading(n) && !pre {
+		if isHiddenHeading(n) && !pre || w.anchoredBoldHeading(n) && !pre {
 			w.heading(n, min(6, max(w.level, 1)+1))
 			return
 		}
@@ -722,6 +722,50 @@ func (w *htmlText) boxLabel(n *html.Node) bool {
 	}
 	return false
 }
+
+// anchoredBoldHeading reports a paragraph that is one bold phrase right after an anchor, a
+// heading in all but its tag: SQLite's FAQ writes each of its 28 questions so (<a name="q19">
+// </a><p><b>(19) INSERT is really slow</b></p>), and its compile-time options page each option.
+// Read as text, the FAQ's answers ran on in passages headed "Frequently Asked Questions", the
+// answer to one question quoted under another's. A bold lead-in of a paragraph with more text
+// beside it, or one without an empty anchor just before it, stays text.
+func (w *htmlText) anchoredBoldHeading(n *html.Node) bool {
+	if n.DataAtom != atom.P || w.cells > 0 || w.admonitions > 0 || !afterEmptyAnchor(n) {
+		return false
+	}
+	var bold *html.Node
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch {
+		case c.Type == html.TextNode && strings.TrimSpace(c.Data) == "":
+		case c.Type == html.ElementNode && (c.DataAtom == atom.B || c.DataAtom == atom.Strong) && bold == nil:
+			bold = c
+		default:
+			return false
+		}
+	}
+	if bold == nil {
+		return false
+	}
+	t := collapse(textOf(bold))
+	return t != "" && len(t) <= maxBoldHeading
+}
+
+// afterEmptyAnchor says whether the element before n (past blank text) is an empty <a> with a
+// name or id: a target placed for the element after it. An enclosing element's id does not
+// count: DocBook's table captions (<div class="table" id=...><p class="title"><strong>) are no
+// headings.
+func afterEmptyAnchor(n *html.Node) bool {
+	p := n.PrevSibling
+	for p != nil && p.Type == html.TextNode && strings.TrimSpace(p.Data) == "" {
+		p = p.PrevSibling
+	}
+	return p != nil && p.Type == html.ElementNode && p.DataAtom == atom.A && (attr(p, "name") != "" || attr(p, "id") != "") &&
+		strings.TrimSpace(textOf(p)) == ""
+}
+
+// maxBoldHeading is the longest bold paragraph read as a heading (SQLite's longest FAQ question
+// is 177 characters); a longer one is a bold paragraph of text.
+const maxBoldHeading = 300
 
 // isHiddenHeading reports SQLite's heading for a search index and a table of contents, hidden
 // from view: <h _id=pragma_synchronous style="display:none"> PRAGMA synchronous</h> opens each

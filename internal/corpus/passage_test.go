@@ -523,3 +523,30 @@ func TestExtractHTMLReadsAnAdmonitionHeadingAsText(t *testing.T) {
 	require.Contains(t, first, "DataFileRead Waiting for a read from a relation data file.")
 	require.Contains(t, first, "Warning\n\nDo not rely on it.")
 }
+
+func TestExtractHTMLReadsAnchoredBoldParagraphsAsHeadings(t *testing.T) {
+	// as SQLite's FAQ and compile-time options pages write them, beside a DocBook table caption
+	// (enclosing id, no anchor of its own) and a bold lead-in that starts a paragraph
+	page := `<html><head><title>SQLite Frequently Asked Questions</title></head><body>
+<h1>Frequently Asked Questions</h1>
+<a name="q19"></a>
+<p><b>(19) INSERT is really slow - I can only do few dozen INSERTs per second</b></p>
+<blockquote>Actually, SQLite will easily do 50,000 or more INSERT statements per second.</blockquote>
+<a name="q20"></a>
+<p><b>(20) I accidentally deleted some important information.</b></p>
+<blockquote><p>If you have a backup, restore it.</p></blockquote>
+<div class="table" id="funcs"><p class="title"><strong>Table F.1. adminpack Functions</strong></p><table><tr><td>pg_file_sync</td></tr></table></div>
+<a name="note"></a><p><b>Note:</b> a bold lead-in is text.</p>
+</body></html>`
+	e, err := extract([]byte(page), FormatHTML, "faq.html")
+	require.NoError(t, err)
+	var got []string
+	for _, s := range e.sections {
+		got = append(got, fmt.Sprintf("%d %s #%s: %s", s.level, s.heading, s.anchor, stripMarkers(s.text)))
+	}
+	require.Equal(t, []string{
+		"1 Frequently Asked Questions #: ",
+		"2 (19) INSERT is really slow - I can only do few dozen INSERTs per second #q19: Actually, SQLite will easily do 50,000 or more INSERT statements per second.",
+		"2 (20) I accidentally deleted some important information. #q20: If you have a backup, restore it.\n\nTable F.1. adminpack Functions\n\npg_file_sync\n\nNote: a bold lead-in is text.",
+	}, got)
+}
