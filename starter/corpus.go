@@ -80,7 +80,14 @@ func corpusIndex(ctx context.Context, env config.Env, args []string) error {
 		// URLs go through the research fetcher's guard: no loopback or private addresses
 		// (SATED_FETCH_ALLOW opens them), so internal pages never become corpus documents
 		HTTPClient: fetch.New(fetch.Fetcher{Allow: env.FetchAllow, Timeout: env.FetchTimeout}).HTTPClient(),
-		Warn:       skips.add,
+		Warn: func(path string, err error) {
+			if errors.Is(err, corpus.ErrPlaceEmpty) {
+				// not a skipped file: a whole place kept, said apart from the skips
+				fmt.Fprintf(stderr, "warning: %s: %v; to delete them: starter corpus remove %s\n", path, err, path)
+				return
+			}
+			skips.add(path, err)
+		},
 		Progress: func(done int) {
 			if !*quiet && time.Since(last) > time.Second {
 				last = time.Now()

@@ -14,8 +14,9 @@ import (
 
 // A user's own documents indexed beside the Go docs: corpus stats names both places, corpus
 // remove drops one (its pages leave the search and the Meilisearch mirror), a place holding
-// nothing is one usage line naming what the corpus does hold, with nothing removed, and
-// indexing a directory again removes the pages of its deleted files.
+// nothing is one usage line naming what the corpus does hold, with nothing removed, indexing a
+// directory again removes the pages of its deleted files, and a directory with none of its
+// files left keeps its pages.
 func TestCorpusPlacesRemoveAndPrune(t *testing.T) {
 	fake := meilitest.New(t, "k")
 	t.Setenv("MEILI_URL", fake.URL)
@@ -96,5 +97,19 @@ func TestCorpusPlacesRemoveAndPrune(t *testing.T) {
 	}
 	if code, out = runCLI(t, "corpus", "search", "reserved lock"); code != 0 || strings.Contains(out, "Locking") {
 		t.Fatalf("the deleted file is still searched: code %d:\n%s", code, out)
+	}
+
+	// a place with none of its files left (an unmounted disk) keeps its pages, and says how to
+	// delete them
+	if err := os.Remove(filepath.Join(mine, "wal.md")); err != nil {
+		t.Fatal(err)
+	}
+	code, out = runCLI(t, "corpus", "index", mine)
+	if code != 0 || !strings.Contains(out, "warning: "+mine+": none of its indexed files is on disk: its 1 page is kept, not pruned; to delete them: starter corpus remove "+mine) ||
+		!strings.Contains(out, "0 skipped; 1 documents in the corpus") {
+		t.Fatalf("index of an emptied place: code %d:\n%s", code, out)
+	}
+	if code, out = runCLI(t, "corpus", "search", "checkpoints"); code != 0 || !strings.Contains(out, "Write-ahead log") {
+		t.Fatalf("the emptied place's page was pruned: code %d:\n%s", code, out)
 	}
 }

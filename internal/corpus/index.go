@@ -47,6 +47,18 @@ type IndexStats struct {
 	Removed []string
 }
 
+// pagesAre is "1 page is" or "n pages are".
+func pagesAre(n int) string {
+	if n == 1 {
+		return "1 page is"
+	}
+	return fmt.Sprintf("%d pages are", n)
+}
+
+// ErrPlaceEmpty marks an indexed directory that holds none of its pages' files any more: its
+// pages are kept, not pruned.
+var ErrPlaceEmpty = errors.New("none of its indexed files is on disk")
+
 // IndexPaths indexes files, directories (recursively, hidden entries skipped) and http(s)
 // URLs. Inputs that cannot be read or parsed are skipped with a warning; only context
 // cancellation and database failures stop it.
@@ -114,13 +126,22 @@ type indexer struct {
 	dirs    []string // the directories walked, resolved
 }
 
-// prune removes the pages under the walked directories whose files are gone from disk.
+// prune removes the pages under the walked directories whose files are gone from disk. A
+// directory none of whose pages is on disk any more keeps them, with a warning: an unmounted
+// disk or an emptied checkout reads so, and a re-index is no way to lose a whole place (corpus
+// remove is).
 func (ix *indexer) prune() error {
 	var urls []string
 	for _, dir := range ix.dirs {
-		g, err := ix.x.gone(ix.ctx, dir)
+		g, all, err := ix.x.gone(ix.ctx, dir)
 		if err != nil {
 			return err
+		}
+		if len(g) > 0 && len(g) == all {
+			if ix.opts.Warn != nil {
+				ix.opts.Warn(dir, fmt.Errorf("%w: its %s kept, not pruned", ErrPlaceEmpty, pagesAre(all)))
+			}
+			continue
 		}
 		urls = append(urls, g...)
 	}

@@ -156,11 +156,12 @@ func removePage(ctx context.Context, tx *sql.Tx, id string) (bool, error) {
 	return err == nil, err
 }
 
-// gone returns the stored pages under the local directory dir whose files no longer exist.
-func (x *Index) gone(ctx context.Context, dir string) ([]string, error) {
+// gone returns the stored pages under the local directory dir whose files no longer exist, and
+// how many pages it holds under dir in all.
+func (x *Index) gone(ctx context.Context, dir string) (gone []string, all int, err error) {
 	urls, err := x.Under(ctx, dir)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var out []string
 	for _, u := range urls {
@@ -172,7 +173,7 @@ func (x *Index) gone(ctx context.Context, dir string) ([]string, error) {
 			out = append(out, u)
 		}
 	}
-	return out, nil
+	return out, len(urls), nil
 }
 
 // Locations lists the places the corpus holds pages from, most pages first: local pages by the

@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -51,6 +52,44 @@ func TestReindexRemovesPagesWhoseFilesAreGone(t *testing.T) {
 	again, err := x.Version(ctx)
 	require.NoError(t, err)
 	require.Equal(t, after, again)
+}
+
+// TestReindexKeepsAPlaceEmptyOnDisk: a directory that holds none of its pages' files any more
+// (an unmounted disk reads so) keeps its pages, with a warning naming it, while another
+// directory of the same run is pruned as usual; once a file is back, the others prune again.
+func TestReindexKeepsAPlaceEmptyOnDisk(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	mnt, docs := filepath.Join(root, "mnt"), filepath.Join(root, "docs")
+	writeFiles(t, mnt, map[string]string{"a.txt": "Alpha notes.\n", "sub/b.txt": "Beta notes.\n"})
+	writeFiles(t, docs, map[string]string{"c.txt": "Gamma notes.\n", "d.txt": "Delta notes.\n"})
+	x := openTemp(t)
+	_, err := x.IndexPaths(ctx, []string{mnt, docs}, IndexOptions{})
+	require.NoError(t, err)
+
+	require.NoError(t, os.RemoveAll(mnt))
+	require.NoError(t, os.MkdirAll(mnt, 0o755)) // the mount point, empty
+	require.NoError(t, os.Remove(filepath.Join(docs, "d.txt")))
+	var warned []string
+	st, err := x.IndexPaths(ctx, []string{mnt, docs}, IndexOptions{Warn: func(p string, err error) {
+		if errors.Is(err, ErrPlaceEmpty) {
+			warned = append(warned, p+": "+err.Error())
+		}
+	}})
+	require.NoError(t, err)
+	require.Equal(t, []string{fileURL(filepath.Join(docs, "d.txt"))}, st.Removed)
+	require.Len(t, warned, 1)
+	real, err := filepath.EvalSymlinks(mnt)
+	require.NoError(t, err)
+	require.Equal(t, real+": none of its indexed files is on disk: its 2 pages are kept, not pruned", warned[0])
+	n, err := x.Count(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 3, n) // a.txt and b.txt kept, c.txt
+
+	writeFiles(t, mnt, map[string]string{"a.txt": "Alpha notes.\n"})
+	st, err = x.IndexPaths(ctx, []string{mnt}, IndexOptions{})
+	require.NoError(t, err)
+	require.Equal(t, []string{fileURL(filepath.Join(mnt, "sub", "b.txt"))}, st.Removed)
 }
 
 // TestUnderAndRemovePages: a location names the pages of a file, of a directory and below
