@@ -83,7 +83,7 @@ func corpusIndex(ctx context.Context, env config.Env, args []string) error {
 		Warn: func(path string, err error) {
 			if errors.Is(err, corpus.ErrPlaceEmpty) {
 				// not a skipped file: a whole place kept, said apart from the skips
-				fmt.Fprintf(stderr, "warning: %s: %v; to delete them: starter corpus remove %s\n", path, err, path)
+				fmt.Fprintf(stderr, "warning: %s: %v; to delete them: starter corpus remove %s\n", path, err, shellWord(path))
 				return
 			}
 			skips.add(path, err)
@@ -320,4 +320,13 @@ func (l *skipLog) print() {
 		}
 		fmt.Fprintf(stderr, "warning: skipped %d files in %s: %s: %s\n", len(fs), g.dir, g.reason, strings.Join(fs, " "))
 	}
+}
+
+// shellWord is path as one shell word: quoted when it holds a space or a character the shell
+// reads.
+func shellWord(path string) string {
+	if strings.ContainsAny(path, " \t'\"$`\\*?[]{}()<>|&;#~!") {
+		return "'" + strings.ReplaceAll(path, "'", `'\''`) + "'"
+	}
+	return path
 }

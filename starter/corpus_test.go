@@ -113,3 +113,16 @@ func TestCorpusPlacesRemoveAndPrune(t *testing.T) {
 		t.Fatalf("the emptied place's page was pruned: code %d:\n%s", code, out)
 	}
 }
+
+func TestShellWord(t *testing.T) {
+	for in, want := range map[string]string{
+		"/usr/share/doc/sqlite3": "/usr/share/doc/sqlite3",
+		"/mnt/My Docs":           "'/mnt/My Docs'",
+		"/mnt/it's":              `'/mnt/it'\''s'`,
+		"/mnt/$HOME":             "'/mnt/$HOME'",
+	} {
+		if got := shellWord(in); got != want {
+			t.Errorf("shellWord(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

@@ -33,7 +33,8 @@ type IndexOptions struct {
 	HTTPClient *http.Client
 	// MaxBytes bounds one input; larger inputs are skipped with a warning.
 	MaxBytes int64
-	// Warn hears about every input that was skipped and why.
+	// Warn hears about every input that was skipped and why, and about every indexed
+	// directory whose pages were kept because none of its files is left (ErrPlaceEmpty).
 	Warn func(path string, err error)
 	// Progress hears the count of inputs handled so far.
 	Progress func(done int)
@@ -45,14 +46,6 @@ type IndexStats struct {
 	// Removed are the URLs of the pages under an indexed directory whose files are gone from
 	// disk: indexing a directory again removes them, as it updates the pages that changed.
 	Removed []string
-}
-
-// pagesAre is "1 page is" or "n pages are".
-func pagesAre(n int) string {
-	if n == 1 {
-		return "1 page is"
-	}
-	return fmt.Sprintf("%d pages are", n)
 }
 
 // ErrPlaceEmpty marks an indexed directory that holds none of its pages' files any more: its
@@ -150,6 +143,14 @@ func (ix *indexer) prune() error {
 	}
 	ix.stats.Removed = urls
 	return nil
+}
+
+// pagesAre is "1 page is" or "n pages are".
+func pagesAre(n int) string {
+	if n == 1 {
+		return "1 page is"
+	}
+	return fmt.Sprintf("%d pages are", n)
 }
 
 // tree indexes a file or walks a directory.
