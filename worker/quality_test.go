@@ -24,8 +24,9 @@ const sqliteDocs = "/usr/share/doc/sqlite3"
 // epsilon draw against 0.296 before, devloop): a draw that runs past round 2 quotes less. Raise
 // it with the measurement; never lower it to make a change pass. Since the gold patterns count
 // other pages' wordings of the same facts (efaf6f1) the same pipeline reads 0.366 beside the
-// search box's 0.266, and the floor was raised to 0.35.
-const reportRecallFloor = 0.35
+// search box's 0.266, and the floor was raised to 0.35. Since SQLite's FAQ questions are read
+// as headings (f0f55cd) it reads 0.407 beside the search box's 0.300, and the floor is 0.38.
+const reportRecallFloor = 0.38
 
 // goReportRecallFloor guards the Go set the same way: 1.000 since a qualified name the question
 // writes counts where the docs write it bare (4c0e119) and two sentences with the same words in
@@ -47,8 +48,9 @@ const goReportRecallFloor = 0.98
 // gate 0.387 -> 0.396 on Python, 0.104 -> 0.146 on git and 0.174 -> 0.181 on Apache, SQLite
 // unchanged at 0.320; the learning gate elsewhere: git 0.104 -> 0.146, Apache 0.160 -> 0.167,
 // PostgreSQL 0.142 -> 0.134, pgdocs 0.208 -> 0.196, Python 0.358 unchanged. With the widened
-// gold patterns (efaf6f1) it reads 0.375 and the floor is 0.35.
-const learningGateRecallFloor = 0.35
+// gold patterns (efaf6f1) it reads 0.375 and the floor is 0.35; with the FAQ's questions read
+// as headings (f0f55cd) 0.407, and the floor is 0.38.
+const learningGateRecallFloor = 0.38
 
 // TestReportRecallFloorOnTheSQLiteDevSet runs the SQLite dev set through the real worker and
 // dev server, as `starter eval` does, and fails when sated's reports recall fewer facts than
@@ -68,8 +70,9 @@ func TestReportRecallFloorOnTheSQLiteDevSet(t *testing.T) {
 // list it replaced at the top of the report; 0.250 once the findings were ranked by relevance
 // too (activities.findingsPrior). With the widened gold patterns (efaf6f1) it reads 0.268
 // beside the search box's 0.266 (the search box gained more: its whole passages state facts
-// in more pages' words), and the floor is 0.25.
-const investigationAnswerFloor = 0.25
+// in more pages' words), and the floor is 0.25. Since SQLite's FAQ questions are read as
+// headings (f0f55cd) it reads 0.359 beside the search box's 0.300, and the floor is 0.32.
+const investigationAnswerFloor = 0.32
 
 // TestInvestigationAnswerFloorOnTheSQLiteDevSet runs the SQLite dev set as investigations and
 // fails when their answers recall fewer facts than the floor or than the plain search box.
