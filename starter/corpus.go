@@ -155,19 +155,27 @@ func locationSummary(ctx context.Context, idx *corpus.Index) string {
 	if err != nil || len(locs) == 0 {
 		return "it holds none"
 	}
+	shown, more := firstPlaces(locs)
 	var parts []string
-	for i, l := range locs {
-		if i == maxLocations {
-			parts = append(parts, fmt.Sprintf("and %d more", len(locs)-i))
-			break
-		}
+	for _, l := range shown {
 		parts = append(parts, fmt.Sprintf("%s (%d)", l.Where, l.Pages))
+	}
+	if more > 0 {
+		parts = append(parts, fmt.Sprintf("and %d more", more))
 	}
 	return "it holds pages from " + strings.Join(parts, ", ")
 }
 
 // maxLocations is how many places corpus stats and errors list before "and N more".
 const maxLocations = 12
+
+// firstPlaces is the places corpus stats and errors list, and how many they leave out.
+func firstPlaces(locs []corpus.Location) (shown []corpus.Location, more int) {
+	if len(locs) <= maxLocations {
+		return locs, 0
+	}
+	return locs[:maxLocations], len(locs) - maxLocations
+}
 
 // openExisting opens the corpus a read-only command asks about; a missing one is an error that
 // says how to make it, rather than an empty corpus made on the spot (and a data directory made
@@ -195,12 +203,12 @@ func corpusStats(ctx context.Context, env config.Env) error {
 	if err != nil {
 		return err
 	}
-	for i, l := range locs {
-		if i == maxLocations {
-			fmt.Fprintf(stdout, "  … and %d more places\n", len(locs)-i)
-			break
-		}
+	shown, more := firstPlaces(locs)
+	for _, l := range shown {
 		fmt.Fprintf(stdout, "  %6d  %s\n", l.Pages, l.Where)
+	}
+	if more > 0 {
+		fmt.Fprintf(stdout, "  … and %d more places\n", more)
 	}
 	if len(locs) > 1 {
 		fmt.Fprintln(stdout, "a research run searches all of them; `starter corpus remove PLACE` drops one")

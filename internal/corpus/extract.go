@@ -616,7 +616,7 @@ func (w *htmlText) walk(n *html.Node, pre bool) {
 			w.heading(n, level)
 			return
 		}
-		if isHiddenHeading(n) && !pre || w.anchoredBoldHeading(n) && !pre {
+		if !pre && (isHiddenHeading(n) || w.anchoredBoldHeading(n)) {
 			w.heading(n, min(6, max(w.level, 1)+1))
 			return
 		}

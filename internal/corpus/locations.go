@@ -37,8 +37,9 @@ func localPath(u string) string {
 }
 
 // storedPrefix is the URL form of a location the user names: an http(s) URL as given (without
-// a #fragment), a local path or file: URL made absolute with its symlinks resolved as indexing resolves them (a path that no longer
-// exists is made absolute only, so the pages of a deleted directory can still be named).
+// a #fragment), a local path or file: URL made absolute with its symlinks resolved as indexing
+// resolves them (a path that no longer exists is made absolute only, so the pages of a deleted
+// directory can still be named).
 func storedPrefix(loc string) string {
 	if u, err := url.Parse(loc); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
 		page, _, _ := strings.Cut(loc, "#") // a passage's URL (as a report cites it) names its page
@@ -158,7 +159,7 @@ func removePage(ctx context.Context, tx *sql.Tx, id string) (bool, error) {
 
 // gone returns the stored pages under the local directory dir whose files no longer exist, and
 // how many pages it holds under dir in all.
-func (x *Index) gone(ctx context.Context, dir string) (gone []string, all int, err error) {
+func (x *Index) gone(ctx context.Context, dir string) ([]string, int, error) {
 	urls, err := x.Under(ctx, dir)
 	if err != nil {
 		return nil, 0, err
