@@ -218,6 +218,15 @@ func passages(tag string, facts ...string) []search.Result {
 	return rs
 }
 
+// retitle gives the passages rs a page title of their own: an off-topic page is not titled
+// after the question's subject.
+func retitle(rs []search.Result, title string) []search.Result {
+	for i := range rs {
+		rs[i].Title = title
+	}
+	return rs
+}
+
 // gcRounds are three rounds of passages about the question, each with facts the others lack.
 func gcRounds() (r1, r2, r3 []search.Result) {
 	r1 = passages("a", "The garbage collector runs when the heap reaches a target size set by GOGC.",
@@ -255,8 +264,9 @@ func TestAnswerGateStopsWhenTheReportWouldNotChange(t *testing.T) {
 	// round 3: one new fact about the question, one page off it
 	r3 := passages("c", "Doubling GOGC roughly halves the CPU cost of the garbage collector and doubles heap overhead.",
 		"Sourdough starter needs feeding twice a day in a warm kitchen.")
-	r4 := passages("d", "Gardening tips for tomatoes in a small greenhouse.", "Tomato plants need six hours of sun a day.")
-	h := newResearchEnv(t, r1, r2, r3, r4, passages("e", "Sourdough starter needs feeding daily."))
+	r3[1].Title = "Baking bread"
+	r4 := retitle(passages("d", "Gardening tips for tomatoes in a small greenhouse.", "Tomato plants need six hours of sun a day."), "Greenhouse tomatoes")
+	h := newResearchEnv(t, r1, r2, r3, r4, retitle(passages("e", "Sourdough starter needs feeding daily."), "Baking bread"))
 	rep := h.run(t, ResearchRequest{Question: question, Seed: 7, Config: config.Research{Epsilon: f(0), QualityFloor: 1}})
 	require.Equal(t, []string{DecisionAccepted, DecisionAccepted, DecisionAccepted, DecisionDiscarded}, decisions(rep))
 	require.Equal(t, config.NoveltyAnswer, rep.Rounds[2].Method, "the answer gate is the default")

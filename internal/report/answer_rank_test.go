@@ -415,3 +415,46 @@ func TestAdjacentPairs(t *testing.T) {
 		}
 	}
 }
+
+// A title the question names in full scores more than one it names in part, a one-word
+// heading less than a two-word one, and a section number counts for nothing.
+func TestNamedTitles(t *testing.T) {
+	sources := []research.Source{
+		{N: 1, Result: search.Result{Title: "34.16. The Password File"}, Text: "The file can contain passwords to be used if the connection requires a password."},
+		{N: 2, Result: search.Result{Title: "pg_dump — Description"}, Text: "pg_dump is a utility for backing up a database; it reads the password from the file."},
+		{N: 3, Result: search.Result{Title: "21.5. Password Authentication"}, Text: "Authentication sends the password to the server."},
+		{N: 4, Result: search.Result{Title: "Client Applications — Files"}, Text: "The client reads its settings from a file in the home directory."},
+	}
+	defer beginAnswer()()
+	v := newCallVocab()
+	defer v.release()
+	question := "Our backup scripts type the password in plain text: where can the client read it from instead, and what must that file look like?"
+	cands := answerCandidates(question, sources, nil, v)
+	localize(v, cands, titleTerms(sources))
+	idf := sentenceIDF(cands, v)
+	got := namedTitles(sources, newAsked(v, text.Terms(question)), idf, missingWeight(idf), v)
+	if !(got[0] > got[2] && got[2] > 0) {
+		t.Errorf("the title the question names in full (%.2f) should score above the one it names in half (%.2f), and that above 0", got[0], got[2])
+	}
+	if got[1] != 0 {
+		t.Errorf("a title the question does not name scores %.2f, want 0", got[1])
+	}
+	if !(got[3] > 0 && got[3] < got[0]) {
+		t.Errorf("the one-word heading the question names (%.2f) should score above 0 and below the two-word one (%.2f)", got[3], got[0])
+	}
+}
+
+// Of sections the searches ranked alike, the one the question names in full is quoted first,
+// though others share more of the question's situation words.
+func TestAnswerPrefersTheSectionTheQuestionNames(t *testing.T) {
+	sources := []research.Source{
+		{N: 1, Result: search.Result{Title: "pg_dump — Description"}, Text: "pg_dump makes a backup of the database; scripts can run it nightly."},
+		{N: 2, Result: search.Result{Title: "34.16. The Password File"}, Text: "Each line holds hostname:port:database:username:password; on Unix the file must not be readable by others."},
+	}
+	in := AnswerInput{Question: "Our nightly backup scripts run by cron put the database password in the shell. Where else can it come from, and what does that file look like?", Sources: sources, Budget: 160, Prior: []float64{1, 1}}
+	body := Answer(in).Body
+	p, d := strings.Index(body, "hostname:port"), strings.Index(body, "pg_dump makes")
+	if p < 0 || (d >= 0 && d < p) {
+		t.Errorf("the section the question names should come first:\n%s", body)
+	}
+}

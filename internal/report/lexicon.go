@@ -277,6 +277,7 @@ type titleInfo struct {
 	ids     []int32    // its terms (text.Terms) by the lexicon's numbers
 	words   []string   // its lower-case runs of letters (headingScores' compound words)
 	parts   []string   // its parts (reTitlePart), trimmed, none empty
+	ends    [][]string // the distinct terms with a letter of its first part and, when another, its last (namedTitles)
 	pairs   [][2]int32 // adjacentPairs, by the lexicon's numbers
 	release bool       // IsReleaseNotes
 }
@@ -303,6 +304,12 @@ func titleOf(title string) *titleInfo {
 			ti.parts = append(ti.parts, p)
 		}
 	}
+	if n := len(ti.parts); n > 0 {
+		ti.ends = append(ti.ends, letteredTerms(ti.parts[0]))
+		if n > 1 {
+			ti.ends = append(ti.ends, letteredTerms(ti.parts[n-1]))
+		}
+	}
 	titleCache.Lock()
 	defer titleCache.Unlock()
 	if len(titleCache.m) >= maxTitles {
@@ -310,4 +317,16 @@ func titleOf(title string) *titleInfo {
 	}
 	titleCache.m[title] = ti
 	return ti
+}
+
+// letteredTerms is the distinct terms (text.Terms) of s that hold a letter: not a section
+// number.
+func letteredTerms(s string) []string {
+	var out []string
+	for _, t := range text.Terms(s) {
+		if strings.IndexFunc(t, unicode.IsLetter) >= 0 && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
