@@ -690,11 +690,11 @@ type devSet struct {
 }
 
 // heldOut are the sets written after the tuning, run only when named.
-var heldOut = map[string]bool{"git": true, "apache": true, "pgdocs": true, "pgblind": true}
+var heldOut = map[string]bool{"git": true, "apache": true, "pgdocs": true, "pgblind": true, "pgblind2": true}
 
-// corpusOf is the corpus a set is written over: pgdocs and pgblind share pg's.
+// corpusOf is the corpus a set is written over: pgdocs, pgblind and pgblind2 share pg's.
 func corpusOf(set string) string {
-	if set == "pgdocs" || set == "pgblind" {
+	if set == "pgdocs" || set == "pgblind" || set == "pgblind2" {
 		return "pg"
 	}
 	return set
@@ -715,8 +715,9 @@ func devSets(t *testing.T, withGo bool) []devSet {
 		{"apache", "/usr/share/doc/apache2-doc/manual/en", eval.ApacheQuestions},
 		{"pgdocs", "/usr/share/doc/postgresql-doc-15/html", eval.PGDocsQuestions},
 		{"pgblind", "/usr/share/doc/postgresql-doc-15/html", eval.PGBlindQuestions},
+		{"pgblind2", "/usr/share/doc/postgresql-doc-15/html", eval.PGBlind2Questions},
 	} {
-		// the held-out git, apache, pgdocs and pgblind sets run only when asked for by name
+		// the held-out git, apache, pgdocs, pgblind and pgblind2 sets run only when asked for by name
 		if f := os.Getenv("SET"); (f != "" && f != set.name) || (set.name == "go" && !withGo && f != "go") || heldOut[set.name] && f != set.name {
 			continue
 		}

@@ -125,6 +125,7 @@ var devSets = []devSet{
 	{"apache", "testdata/apache-questions.jsonl", ApacheDocDir},
 	{"pgdocs", "testdata/pgdocs-questions.jsonl", PGDocDir},
 	{"pgblind", "testdata/pgblind-questions.jsonl", PGDocDir},
+	{"pgblind2", "testdata/pgblind2-questions.jsonl", PGDocDir},
 }
 
 // factPages lists, for each fact of q, the pages any of its patterns matches, and for each
