@@ -47,12 +47,22 @@ const (
 	// one big page and cost the Go set 0.975 -> 0.892; preferring other pages instead, by 0.7
 	// per passage already quoted from the page, lost 0.05.
 	weightPage = 0.4
-	// weightNamedTitle is, within the passage's weight after the heading's and the topic's,
-	// how much the share of its page title or own heading that the question names counts
-	// (namedTitles). Measured in internal/devloop, saturation report recall expected over the
-	// epsilon draw, eight sets pooled: 0.2979 -> 0.2998 (0.1: 0.2958; 0.4: 0.2713); pgblind
-	// 0.124 -> 0.190, pgdocs 0.239 -> 0.250; SQLite 0.415 -> 0.407, Python 0.432 -> 0.418.
+	// weightNamedTitle is how much of the passage's weight, after the heading's and the
+	// topic's, hangs on how well the question names its page title or own heading: the weight
+	// is scaled by 1-weightNamedTitle+weightNamedTitle*named/best (namedTitles). Found by
+	// reading the pgblind set's reports, where the section that answers ("The Password File",
+	// "Tablespaces") sat 10th-30th in the evidence under long questions that describe a
+	// situation. Measured in internal/devloop, saturation report recall, eight sets pooled:
+	// 0.2975 -> 0.3009 (pgblind 0.124 -> 0.191, pgdocs 0.239 -> 0.246; Python 0.432 -> 0.409,
+	// SQLite 0.407 -> 0.398, git 0.183 -> 0.162); the blind pgblind2 set, written after it:
+	// expected 0.166 -> 0.196 beside the search box's 0.162. Added instead of multiplied (0.2 of
+	// the weight) it read 0.2989 and cost the Go set its locks fact: an equal boost to every
+	// section of a page the question names flattens the passage weights against the sentence
+	// weights; multiplied 0.3: 0.2953, 0.25: 0.2962.
 	weightNamedTitle = 0.2
+	// namedTitleMinShare is the least share of a title's idf mass the question must name for
+	// the title to count as named (0.4: 0.2981, 0.6: 0.3004; none: 0.2974).
+	namedTitleMinShare = 0.5
 	// namedTitleDamp is added to a title's idf mass in namedTitles, so that a one-word heading
 	// the question names ("Options") counts less than a two-word one ("The Password File").
 	namedTitleDamp = 3
@@ -796,14 +806,15 @@ func scoreCandidates(cands []candidate, sources []research.Source, ix sourceInde
 			}
 		}
 	}
-	// a section the question names in full (its page title or its own heading: "The Password
-	// File" for a question about where scripts keep a password and what the file looks like)
-	// is what the question is about, however many other words the question spends on its
+	// a section the question names (its page title or its own heading: "The Password File"
+	// for a question about where scripts keep a password and what the file looks like) is
+	// what the question is about, however many other words the question spends on its
 	// situation
-	named := namedTitles(sources, q, idf, missing, v)
-	for i := range passage {
-		for j := range passage[i] {
-			passage[i][j] = (1-weightNamedTitle)*passage[i][j] + weightNamedTitle*named[i]
+	if named, top := namedTitles(sources, q, idf, missing, v); top > 0 {
+		for i := range passage {
+			for j := range passage[i] {
+				passage[i][j] *= 1 - weightNamedTitle + weightNamedTitle*named[i]/top
+			}
 		}
 	}
 	// release notes name every feature a version touched, in a line each: they match many
@@ -1683,15 +1694,16 @@ func headingScores(sources []research.Source, titles [][]int32, as []asked, idf 
 
 // namedTitles is, per source, the share of its page title's or its own (deepest) heading's
 // idf mass, whichever is more, that the question's terms name, the mass counted with
-// namedTitleDamp added. Words without a letter (section numbers) are not counted.
-func namedTitles(sources []research.Source, q asked, idf idfTable, missing float64, v *callVocab) []float64 {
+// namedTitleDamp added; 0 for a title the question names less than namedTitleMinShare of.
+// Words without a letter (section numbers) are not counted. top is the largest share.
+func namedTitles(sources []research.Source, q asked, idf idfTable, missing float64, v *callVocab) (named []float64, top float64) {
 	stamp := v.ints(v.size())
 	for _, id := range q.ids {
 		if id >= 0 {
 			stamp[id] = 1
 		}
 	}
-	out := make([]float64, len(sources))
+	named = make([]float64, len(sources))
 	for i, s := range sources {
 		for _, terms := range titleOf(s.Title).ends {
 			total, got := 0.0, 0.0
@@ -1705,10 +1717,13 @@ func namedTitles(sources []research.Source, q asked, idf idfTable, missing float
 					got += w
 				}
 			}
-			out[i] = max(out[i], got/(total+namedTitleDamp))
+			if total > 0 && got/total >= namedTitleMinShare {
+				named[i] = max(named[i], got/(total+namedTitleDamp))
+			}
 		}
+		top = max(top, named[i])
 	}
-	return out
+	return named, top
 }
 
 // reReleaseNotes matches the title of a release-notes page: "E.10. Release 15.11", "SQLite

@@ -416,8 +416,8 @@ func TestAdjacentPairs(t *testing.T) {
 	}
 }
 
-// A title the question names in full scores more than one it names in part, a one-word
-// heading less than a two-word one, and a section number counts for nothing.
+// A title the question names in full scores most; one it names in part or not at all less, a
+// one-word heading less than a two-word one, and a section number counts for nothing.
 func TestNamedTitles(t *testing.T) {
 	sources := []research.Source{
 		{N: 1, Result: search.Result{Title: "34.16. The Password File"}, Text: "The file can contain passwords to be used if the connection requires a password."},
@@ -432,12 +432,15 @@ func TestNamedTitles(t *testing.T) {
 	cands := answerCandidates(question, sources, nil, v)
 	localize(v, cands, titleTerms(sources))
 	idf := sentenceIDF(cands, v)
-	got := namedTitles(sources, newAsked(v, text.Terms(question)), idf, missingWeight(idf), v)
-	if !(got[0] > got[2] && got[2] > 0) {
-		t.Errorf("the title the question names in full (%.2f) should score above the one it names in half (%.2f), and that above 0", got[0], got[2])
+	got, top := namedTitles(sources, newAsked(v, text.Terms(question)), idf, missingWeight(idf), v)
+	if got[0] == 0 || top != got[0] {
+		t.Errorf("the title the question names in full scores %.2f, want the largest (%.2f)", got[0], top)
 	}
 	if got[1] != 0 {
 		t.Errorf("a title the question does not name scores %.2f, want 0", got[1])
+	}
+	if got[2] >= got[0] {
+		t.Errorf("the title the question names in part (%.2f) should score below the one it names in full (%.2f)", got[2], got[0])
 	}
 	if !(got[3] > 0 && got[3] < got[0]) {
 		t.Errorf("the one-word heading the question names (%.2f) should score above 0 and below the two-word one (%.2f)", got[3], got[0])
