@@ -1233,6 +1233,9 @@ func selectPassages(cands []candidate, labels labelling, naspects, budget int) [
 				spent += quoteCost(*c) + inner
 				if c.sec > 0 {
 					innerShown[[2]int{c.src, c.sec}] = true
+					// quotes after an inner heading read as under it: the aspect's next
+					// passages are labelled (renderAnswer)
+					labelled[j] = true
 				}
 				// take quotes candidate n after c, charged to the budget and c's passage quota
 				take := func(n int) {
@@ -1351,6 +1354,8 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 		if len(aspects) > 1 {
 			fmt.Fprintf(&b, "### %s\n\n", escapeQuote(strings.TrimRight(oneLine(a), "?. ")))
 		}
+		// labelled: the aspect's labels have begun; an inner section's heading begins them too,
+		// or the next source's quotes would read as under that heading
 		labelled := false
 		// sources by their best quote for this aspect, then that source's quotes in order
 		bySrc := map[int][]int{}
@@ -1390,6 +1395,7 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 			l := labelOf(labelled, parts, shown)
 			if sec > 0 {
 				l = strings.TrimPrefix(l+" — "+cands[ps[0]].heading, " — ")
+				labelled = true
 			}
 			if l != "" {
 				writeLabel(&b, l, cite)
@@ -1401,6 +1407,7 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 			for i := 0; i < len(ps); {
 				if c := cands[ps[i]]; c.sec != sec {
 					sec = c.sec
+					labelled = true
 					writeLabel(&b, c.heading, cite)
 					quotes[n] = append(quotes[n], "### "+c.heading)
 				}

@@ -356,3 +356,26 @@ func TestAnswerCitesOwnNumbers(t *testing.T) {
 		t.Errorf("the same answer, numbered otherwise:\n%s\n---\n%s", own.Body, renumbered.Body)
 	}
 }
+
+// A passage quoted after another passage's inner section is labelled, even when neither's title
+// names the question: unlabelled, its quote would read as under that inner heading.
+func TestAnswerLabelsAPassageQuotedAfterAnInnerHeading(t *testing.T) {
+	sources := []research.Source{
+		corpusSource(1, "Write Ahead Log",
+			"The log records every change made to the data files, for crash safety.\n\n"+
+				"### Settings\n\n"+
+				"Setting the log level to minimal removes all logging except what crash recovery needs, so a bulk load runs faster."),
+		corpusSource(2, "Enumerated Types — Ordering",
+			"Each enumerated type is separate, and a bulk load into it checks every value."),
+	}
+	out := Answer(AnswerInput{Question: "How do I make a bulk load faster without losing crash safety?", Sources: sources, Prior: []float64{1, 0.9}})
+	body := out.Body
+	inner := strings.Index(body, "**Settings**")
+	enum := strings.Index(body, "Each enumerated type")
+	if inner < 0 || enum < 0 || enum < inner {
+		t.Fatalf("both passages should be quoted, the inner section first:\n%s", body)
+	}
+	if !strings.Contains(body[inner:enum], "Enumerated Types") {
+		t.Errorf("the passage after the inner heading is quoted without its own label:\n%s", body)
+	}
+}
