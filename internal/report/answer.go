@@ -48,17 +48,19 @@ const (
 	// per passage already quoted from the page, lost 0.05.
 	weightPage = 0.4
 	// weightNamedTitle is how much of the passage's weight, after the heading's and the
-	// topic's, hangs on how well the question names its page title or own heading: the weight
-	// is scaled by 1-weightNamedTitle+weightNamedTitle*named/best (namedTitles). Found by
-	// reading the pgblind set's reports, where the section that answers ("The Password File",
-	// "Tablespaces") sat 10th-30th in the evidence under long questions that describe a
-	// situation. Measured in internal/devloop, saturation report recall, eight sets pooled:
-	// 0.2975 -> 0.3009 (pgblind 0.124 -> 0.191, pgdocs 0.239 -> 0.246; Python 0.432 -> 0.409,
-	// SQLite 0.407 -> 0.398, git 0.183 -> 0.162); the blind pgblind2 set, written after it:
-	// expected 0.166 -> 0.196 beside the search box's 0.162. Added instead of multiplied (0.2 of
-	// the weight) it read 0.2989 and cost the Go set its locks fact: an equal boost to every
+	// topic's, hangs on how well the question names a part of its title (its page title or a
+	// heading on its path): the weight is scaled by 1-weightNamedTitle+weightNamedTitle*named/best
+	// (namedTitles). Found by reading the pgblind set's reports, where the section that answers
+	// ("The Password File", "Tablespaces") sat 10th-30th in the evidence under long questions
+	// that describe a situation. Measured in internal/devloop, saturation report recall, eight
+	// sets pooled: 0.2975 -> 0.3039 (pgblind 0.124 -> 0.191, Apache 0.204 -> 0.210; Python
+	// 0.432 -> 0.420, git 0.183 -> 0.162, SQLite 0.407 both); the blind pgblind2 set, written
+	// after it: 0.165 -> 0.214 beside the search box's 0.162. Added instead of multiplied (0.2
+	// of the weight) it read 0.2989 and cost the Go set its locks fact: an equal boost to every
 	// section of a page the question names flattens the passage weights against the sentence
-	// weights; multiplied 0.3: 0.2953, 0.25: 0.2962.
+	// weights; multiplied 0.3: 0.2953, 0.25: 0.2962. Only the page title and the deepest
+	// heading counted: 0.3010 (Python's page titles open with the module's name, "time —
+	// Time access and conversions").
 	weightNamedTitle = 0.2
 	// namedTitleMinShare is the least share of a title's idf mass the question must name for
 	// the title to count as named (0.4: 0.2981, 0.6: 0.3004; none: 0.2974).
@@ -1699,10 +1701,11 @@ func headingScores(sources []research.Source, titles [][]int32, as []asked, idf 
 	return out
 }
 
-// namedTitles is, per source, the share of its page title's or its own (deepest) heading's
-// idf mass, whichever is more, that the question's terms name, the mass counted with
-// namedTitleDamp added; 0 for a title the question names less than namedTitleMinShare of.
-// Words without a letter (section numbers) are not counted. top is the largest share.
+// namedTitles is, per source, the share of the idf mass of the part of its title the question
+// names best (the page title, its description, a heading on its path: "Page — Section > Sub"),
+// the mass counted with namedTitleDamp added; 0 for a title none of whose parts the question
+// names namedTitleMinShare of. Words without a letter (section numbers) are not counted. top is
+// the largest share.
 func namedTitles(sources []research.Source, q asked, idf idfTable, missing float64, v *callVocab) (named []float64, top float64) {
 	stamp := v.ints(v.size())
 	for _, id := range q.ids {
@@ -1712,7 +1715,7 @@ func namedTitles(sources []research.Source, q asked, idf idfTable, missing float
 	}
 	named = make([]float64, len(sources))
 	for i, s := range sources {
-		for _, terms := range titleOf(s.Title).ends {
+		for _, terms := range titleOf(s.Title).partTerms {
 			total, got := 0.0, 0.0
 			for _, id := range v.localOf(terms) {
 				w := missing

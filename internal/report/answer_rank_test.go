@@ -461,3 +461,23 @@ func TestAnswerPrefersTheSectionTheQuestionNames(t *testing.T) {
 		t.Errorf("the section the question names should come first:\n%s", body)
 	}
 }
+
+// Every part of a title counts, not only its first and last: a Python module page's title
+// opens with the module's name and describes it in its second part.
+func TestNamedTitlesReadsEveryPartOfATitle(t *testing.T) {
+	sources := []research.Source{
+		{N: 1, Result: search.Result{Title: "zoneinfo — IANA time zone support — Data sources"}, Text: "The zoneinfo module reads time zone data from the system or from the tzdata package."},
+		{N: 2, Result: search.Result{Title: "calendar — General calendar-related functions"}, Text: "The calendar module prints the calendar of a month or a whole year."},
+	}
+	defer beginAnswer()()
+	v := newCallVocab()
+	defer v.release()
+	question := "How do I attach a time zone to the current time?"
+	cands := answerCandidates(question, sources, nil, v)
+	localize(v, cands, titleTerms(sources))
+	idf := sentenceIDF(cands, v)
+	got, _ := namedTitles(sources, newAsked(v, text.Terms(question)), idf, missingWeight(idf), v)
+	if got[0] == 0 || got[1] != 0 {
+		t.Errorf("named %.2f and %.2f, want the page whose description the question names above 0 and the other 0", got[0], got[1])
+	}
+}

@@ -274,12 +274,12 @@ func mayRepeat(na, nb int) bool {
 
 // titleInfo is what the answer reads of a source's title, whatever the question.
 type titleInfo struct {
-	ids     []int32    // its terms (text.Terms) by the lexicon's numbers
-	words   []string   // its lower-case runs of letters (headingScores' compound words)
-	parts   []string   // its parts (reTitlePart), trimmed, none empty
-	ends    [][]string // the distinct terms with a letter of its first part and, when another, its last (namedTitles)
-	pairs   [][2]int32 // adjacentPairs, by the lexicon's numbers
-	release bool       // IsReleaseNotes
+	ids       []int32    // its terms (text.Terms) by the lexicon's numbers
+	words     []string   // its lower-case runs of letters (headingScores' compound words)
+	parts     []string   // its parts (reTitlePart), trimmed, none empty
+	partTerms [][]string // per part, its distinct terms with a letter (namedTitles)
+	pairs     [][2]int32 // adjacentPairs, by the lexicon's numbers
+	release   bool       // IsReleaseNotes
 }
 
 // titleCache remembers each title's titleInfo; it starts over when full, and with the lexicon.
@@ -304,11 +304,8 @@ func titleOf(title string) *titleInfo {
 			ti.parts = append(ti.parts, p)
 		}
 	}
-	if n := len(ti.parts); n > 0 {
-		ti.ends = append(ti.ends, letteredTerms(ti.parts[0]))
-		if n > 1 {
-			ti.ends = append(ti.ends, letteredTerms(ti.parts[n-1]))
-		}
+	for _, p := range ti.parts {
+		ti.partTerms = append(ti.partTerms, letteredTerms(p))
 	}
 	titleCache.Lock()
 	defer titleCache.Unlock()
