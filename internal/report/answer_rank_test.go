@@ -425,14 +425,7 @@ func TestNamedTitles(t *testing.T) {
 		{N: 3, Result: search.Result{Title: "21.5. Password Authentication"}, Text: "Authentication sends the password to the server."},
 		{N: 4, Result: search.Result{Title: "Client Applications — Files"}, Text: "The client reads its settings from a file in the home directory."},
 	}
-	defer beginAnswer()()
-	v := newCallVocab()
-	defer v.release()
-	question := "Our backup scripts type the password in plain text: where can the client read it from instead, and what must that file look like?"
-	cands := answerCandidates(question, sources, nil, v)
-	localize(v, cands, titleTerms(sources))
-	idf := sentenceIDF(cands, v)
-	got, top := namedTitles(sources, newAsked(v, text.Terms(question)), idf, missingWeight(idf), v)
+	got, top := namedTitlesFor("Our backup scripts type the password in plain text: where can the client read it from instead, and what must that file look like?", sources)
 	if got[0] == 0 || top != got[0] {
 		t.Errorf("the title the question names in full scores %.2f, want the largest (%.2f)", got[0], top)
 	}
@@ -469,15 +462,19 @@ func TestNamedTitlesReadsEveryPartOfATitle(t *testing.T) {
 		{N: 1, Result: search.Result{Title: "zoneinfo — IANA time zone support — Data sources"}, Text: "The zoneinfo module reads time zone data from the system or from the tzdata package."},
 		{N: 2, Result: search.Result{Title: "calendar — General calendar-related functions"}, Text: "The calendar module prints the calendar of a month or a whole year."},
 	}
-	defer beginAnswer()()
-	v := newCallVocab()
-	defer v.release()
-	question := "How do I attach a time zone to the current time?"
-	cands := answerCandidates(question, sources, nil, v)
-	localize(v, cands, titleTerms(sources))
-	idf := sentenceIDF(cands, v)
-	got, _ := namedTitles(sources, newAsked(v, text.Terms(question)), idf, missingWeight(idf), v)
+	got, _ := namedTitlesFor("How do I attach a time zone to the current time?", sources)
 	if got[0] == 0 || got[1] != 0 {
 		t.Errorf("named %.2f and %.2f, want the page whose description the question names above 0 and the other 0", got[0], got[1])
 	}
+}
+
+// namedTitlesFor is namedTitles over sources for question, weighed as an answer weighs them.
+func namedTitlesFor(question string, sources []research.Source) ([]float64, float64) {
+	defer beginAnswer()()
+	v := newCallVocab()
+	defer v.release()
+	cands := answerCandidates(question, sources, nil, v)
+	localize(v, cands, titleTerms(sources))
+	idf := sentenceIDF(cands, v)
+	return namedTitles(sources, newAsked(v, text.Terms(question)), idf, missingWeight(idf), v)
 }
