@@ -9,9 +9,11 @@
 //   - TestPrecision: per search round and rank, the share of results holding a gold fact;
 //   - TestProbe: the top passages for one QUERY.
 //
-// SET picks one set (sqlite, python, pg and go run by default; the held-out git, apache and
-// pgdocs sets only when named; pgdocs shares pg's corpus), BUDGET the findings budget, LIMIT
-// the results per search. TestLoop also counts the cited sources that are release notes;
-// NEIGH="n before after frac" adds the passages around the n best-ranked results to the
-// evidence (an experiment: evidence recall rises a little, report recall does not).
+// SET picks one set (sqlite, python, pg and go run by default; the held-out git, apache,
+// pgdocs, pgblind and pgblind2 sets only when named; the last three share pg's corpus, and
+// pgblind2 is the blind one: read its summary lines, not its reports), BUDGET the findings
+// budget, LIMIT the results per search. TestLoop also counts the cited sources that are
+// release notes; NEIGH="n before after frac" adds the passages around the n best-ranked
+// results to the evidence (an experiment: evidence recall rises a little, report recall does
+// not).
 package devloop

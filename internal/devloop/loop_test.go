@@ -72,7 +72,7 @@ func evidenceOf(ctx context.Context, x *corpus.Index, rs []search.Result) []rese
 }
 
 // TestLoop is the offline tuning loop over the dev sets: plan, search, answer and the BM25
-// baseline, without Temporal. Opt-in: SATED_DEVLOOP=1 (SET=sqlite|python|pg|go|git|apache|pgdocs,
+// baseline, without Temporal. Opt-in: SATED_DEVLOOP=1 (SET=sqlite|python|pg|go|git|apache|pgdocs|pgblind|pgblind2,
 // ROUNDS=n, BUDGET=chars, MISS=1, GATE=novelty threshold of the simulated saturation gate, EXPAND=n
 // pages whose other passages join the evidence with FRAC of their page's rank, NOASPECTS=1,
 // TERMS=first|all, SHOW=question-id, EPS=the simulated gate's epsilon (default the worker's 0.15),
