@@ -1716,17 +1716,9 @@ func namedTitles(sources []research.Source, q asked, idf idfTable, missing float
 	named = make([]float64, len(sources))
 	for i, s := range sources {
 		for _, terms := range titleOf(s.Title).partTerms {
-			total, got := 0.0, 0.0
-			for _, id := range v.localOf(terms) {
-				w := missing
-				if x, ok := idf.of(id); ok {
-					w = x
-				}
-				total += w
-				if id >= 0 && stamp[id] == 1 {
-					got += w
-				}
-			}
+			ids := v.localOf(terms)
+			total := weightOf(ids, idf, missing)
+			got := weightOf(slices.DeleteFunc(slices.Clone(ids), func(id int32) bool { return id < 0 || stamp[id] != 1 }), idf, missing)
 			if total > 0 && got/total >= namedTitleMinShare {
 				named[i] = max(named[i], got/(total+namedTitleDamp))
 			}

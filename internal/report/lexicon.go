@@ -319,11 +319,5 @@ func titleOf(title string) *titleInfo {
 // letteredTerms is the distinct terms (text.Terms) of s that hold a letter: not a section
 // number.
 func letteredTerms(s string) []string {
-	var out []string
-	for _, t := range text.Terms(s) {
-		if strings.IndexFunc(t, unicode.IsLetter) >= 0 && !slices.Contains(out, t) {
-			out = append(out, t)
-		}
-	}
-	return out
+	return text.Distinct(slices.DeleteFunc(text.Terms(s), func(t string) bool { return strings.IndexFunc(t, unicode.IsLetter) < 0 }))
 }
