@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -325,4 +326,61 @@ func TestFindingsPriorLiftsARelevantFindingFoundLater(t *testing.T) {
 	p := findingsPrior(q, sources)
 	require.Greater(t, p[2], p[1], "the relevant third finding outranks the irrelevant second: %v", p)
 	require.Greater(t, p[0], p[1], "discovery order still counts between equally irrelevant findings: %v", p)
+}
+
+// TestDeterministicInvestigationPlanSearchesAsAResearchRunPlans: without a model an
+// investigation's hypotheses are the research planner's queries over the corpus's vocabulary
+// (the whole question's discriminative terms first, a word the corpus lacks left out), at most
+// three hypotheses with every further query a seed; a question of one aspect gets the older
+// planner's angles besides, none repeating another.
+func TestDeterministicInvestigationPlanSearchesAsAResearchRunPlans(t *testing.T) {
+	ctx := context.Background()
+	x, err := corpus.Open(filepath.Join(t.TempDir(), "corpus.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { x.Close() })
+	for i, d := range []string{
+		"# Backups\n\nA backup tool takes a copy every night; restore the backup to get deleted rows back.",
+		"# Restore\n\nRestore a backup with the restore tool; it reads the backup files.",
+		"# Tools\n\nEach tool keeps its files in its own directory.",
+		"# Rows\n\nDeleted rows stay in the table's files until a vacuum.",
+		"# Scheduling\n\nA job can run every night or every hour.",
+	} {
+		require.NoError(t, x.Add(ctx, corpus.Document{URL: fmt.Sprintf("file:///%d.md", i), Title: strings.TrimPrefix(strings.SplitN(d, "\n", 2)[0], "# "), Body: d, Format: corpus.FormatMarkdown}))
+	}
+	acts := NewActivities(Deps{Providers: map[string]search.Provider{"corpus": x, "web": &countingProvider{}}})
+	vocab := acts.planVocabulary(ctx, []string{"web", "corpus"})
+	require.NotNil(t, vocab, "the corpus's vocabulary, though the web source comes first")
+	require.Nil(t, acts.planVocabulary(ctx, []string{"web"}))
+
+	q := "Someone deleted rows last night: how do we restore the backup, which tools take one every night, and where does each keep its files?"
+	want := deterministicPlan(q, nil, vocab).SearchQueries
+	require.Greater(t, len(want), maxPlanHypotheses, "a question of several aspects")
+	tasks := DeterministicInvestigationPlan(q, []string{"corpus"}, vocab)
+	require.Len(t, tasks, 1)
+	hs := tasks[0].Hypotheses
+	require.Len(t, hs, maxPlanHypotheses)
+	require.Equal(t, want[0], hs[0].SeedQueries[0], "the whole question's query first")
+	var seeds []string
+	for _, h := range hs {
+		require.Equal(t, h.Text, h.SeedQueries[0])
+		seeds = append(seeds, h.SeedQueries...)
+	}
+	for _, w := range want {
+		require.Contains(t, seeds, w, "every query the research plan makes is asked")
+	}
+
+	one := "Where does the restore tool keep its files?"
+	planned := deterministicPlan(one, nil, vocab).SearchQueries
+	require.Len(t, planned, 1, "one aspect, one query")
+	hs = DeterministicInvestigationPlan(one, []string{"corpus"}, vocab)[0].Hypotheses
+	require.Greater(t, len(hs), len(planned), "another angle")
+	for i, h := range hs {
+		if i < len(planned) {
+			require.Equal(t, planned[i], h.Text)
+			continue
+		}
+		for _, o := range hs[:i] {
+			require.False(t, plan.NearDuplicate(h.Text, []string{o.Text}), "%q repeats %q", h.Text, o.Text)
+		}
+	}
 }

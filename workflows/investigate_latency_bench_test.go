@@ -102,7 +102,7 @@ func BenchmarkInvestigationWithLatency(b *testing.B) {
 		for _, q := range qs {
 			terms := plan.Terms(q.Question)
 			var queries []string
-			for _, t := range activities.DeterministicInvestigationPlan(q.Question, sources) {
+			for _, t := range activities.DeterministicInvestigationPlan(q.Question, sources, nil) {
 				for _, h := range t.Hypotheses {
 					if len(h.SeedQueries) > 0 {
 						queries = append(queries, h.SeedQueries[0])
