@@ -74,7 +74,9 @@ func TestReportRecallFloorOnTheSQLiteDevSet(t *testing.T) {
 // beside the search box's 0.266 (the search box gained more: its whole passages state facts
 // in more pages' words), and the floor is 0.25. Since SQLite's FAQ questions are read as
 // headings (f0f55cd) it reads 0.359 beside the search box's 0.300, and the floor is 0.32.
-const investigationAnswerFloor = 0.32
+// Since its hypotheses are a research run's queries and its findings' rank fusion uses the
+// research run's constant (99282fa) it reads 0.407, and the floor is 0.38.
+const investigationAnswerFloor = 0.38
 
 // TestInvestigationAnswerFloorOnTheSQLiteDevSet runs the SQLite dev set as investigations and
 // fails when their answers recall fewer facts than the floor or than the plain search box.
