@@ -23,7 +23,8 @@ import (
 //
 //	SATED_INVESTIGATE_EVAL=sqlite CORPUS=/tmp/v7/dev- go test ./workflows -run InvestigationAnswerRecall -v
 //
-// (CORPUS is the devloop's prefix of indexed corpora: PREFIX<set>.corpus.)
+// (CORPUS is the devloop's prefix of indexed corpora: PREFIX<set>.corpus.) NOLEADS=1 runs the
+// investigations without following breadcrumbs and key entities, to weigh what the leads add.
 func TestInvestigationAnswerRecall(t *testing.T) {
 	set := os.Getenv("SATED_INVESTIGATE_EVAL")
 	if set == "" {
@@ -50,7 +51,11 @@ func TestInvestigationAnswerRecall(t *testing.T) {
 	nc := 0
 	for _, q := range qs {
 		env := quietInvestigationEnv(acts)
-		env.ExecuteWorkflow(InvestigationWorkflow, InvestigationRequest{Question: q.Question, Sources: []string{"corpus"}, NoModel: true})
+		req := InvestigationRequest{Question: q.Question, Sources: []string{"corpus"}, NoModel: true}
+		if os.Getenv("NOLEADS") != "" {
+			req.Breadcrumbs, req.Entities = intp(0), intp(0)
+		}
+		env.ExecuteWorkflow(InvestigationWorkflow, req)
 		if err := env.GetWorkflowError(); err != nil {
 			t.Fatal(err)
 		}
