@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/sated-dev/sated/activities"
 	"github.com/sated-dev/sated/internal/config"
+	"github.com/sated-dev/sated/internal/corpus"
 	"github.com/sated-dev/sated/internal/eval"
 	"github.com/sated-dev/sated/workflows"
 )
@@ -159,6 +161,11 @@ func evalCmd(ctx context.Context, env config.Env, args []string) error {
 		return err
 	}
 	defer c.Close()
+	if slices.Contains(p.names, StrategyInvestigate) {
+		var closeCorpus func()
+		p.passages, closeCorpus = investigationPassages(env, p.provider)
+		defer closeCorpus()
+	}
 	runs := runEval(ctx, c, env, p)
 	if err := printEval(p, runs); err != nil {
 		return err
@@ -185,6 +192,31 @@ type evalPlan struct {
 	memory          bool
 	provider        string
 	budget          int
+	// passages reads an investigation's findings whole for its evidence recall, as a research
+	// run's evidence holds its passages whole; nil: their snippets (investigationPassages)
+	passages passageReader
+}
+
+// passageReader reads a corpus passage by id (corpus.Index).
+type passageReader interface {
+	Passage(ctx context.Context, id string) (corpus.Passage, error)
+}
+
+// investigationPassages opens the local corpus, when the eval searches the corpus provider and
+// this machine holds it, so that an investigation's evidence is scored on its findings'
+// passages whole, as the research strategies' evidence is; else it says once that the
+// investigation's evidence recall is read from snippets.
+func investigationPassages(env config.Env, provider string) (passageReader, func()) {
+	why := "it searches " + provider + ", not the corpus"
+	if provider == "corpus" {
+		x, err := openExisting(env)
+		if err == nil {
+			return x, func() { x.Close() }
+		}
+		why = err.Error()
+	}
+	fmt.Fprintf(stderr, "investigate: evidence recall is read from the findings' snippets (%s); the research strategies' from whole passages\n", why)
+	return nil, func() {}
 }
 
 func parseEval(args []string) (evalPlan, error) {
@@ -420,7 +452,7 @@ func evalOne(ctx context.Context, c client.Client, env config.Env, strategy stri
 		// an investigation's rounds are the hypotheses it researched (each a round of source
 		// loops); its queries are its search calls
 		r.SearchCalls, r.Rounds = rep.Spend.SearchCalls, hypothesesRun(rep)
-		findings, evidence = rep.Answer, investigationEvidence(rep)
+		findings, evidence = rep.Answer, investigationEvidence(ctx, rep, p.passages)
 	} else {
 		rep, err := runWorkflow[workflows.ResearchReport](ctx, c, opts, workflows.ResearchWorkflowName, req)
 		if err != nil {
@@ -441,11 +473,18 @@ func evalOne(ctx context.Context, c client.Client, env config.Env, strategy stri
 	return r
 }
 
-// investigationEvidence is everything an investigation found, as its result carries it: each
-// finding's title and snippet.
-func investigationEvidence(rep workflows.InvestigationReport) string {
+// investigationEvidence is everything an investigation found: each finding's title and its
+// corpus passage whole when passages can read it, else its title and snippet (as its result
+// carries it).
+func investigationEvidence(ctx context.Context, rep workflows.InvestigationReport, passages passageReader) string {
 	var b strings.Builder
 	for _, f := range rep.Findings {
+		if passages != nil && f.DocID != "" {
+			if ps, err := passages.Passage(ctx, f.DocID); err == nil {
+				b.WriteString(f.Title + ". " + ps.Text + "\n")
+				continue
+			}
+		}
 		b.WriteString(f.Text() + "\n")
 	}
 	return b.String()
