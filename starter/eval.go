@@ -20,7 +20,6 @@ import (
 
 	"github.com/sated-dev/sated/activities"
 	"github.com/sated-dev/sated/internal/config"
-	"github.com/sated-dev/sated/internal/corpus"
 	"github.com/sated-dev/sated/internal/eval"
 	"github.com/sated-dev/sated/workflows"
 )
@@ -193,20 +192,16 @@ type evalPlan struct {
 	provider        string
 	budget          int
 	// passages reads an investigation's findings whole for its evidence recall, as a research
-	// run's evidence holds its passages whole; nil: their snippets (investigationPassages)
-	passages passageReader
-}
-
-// passageReader reads a corpus passage by id (corpus.Index).
-type passageReader interface {
-	Passage(ctx context.Context, id string) (corpus.Passage, error)
+	// run's evidence holds its passages whole and as the worker reads them for the answer; nil:
+	// their snippets (investigationPassages)
+	passages activities.DocumentReader
 }
 
 // investigationPassages opens the local corpus, when the eval searches the corpus provider and
 // this machine holds it, so that an investigation's evidence is scored on its findings'
 // passages whole, as the research strategies' evidence is; else it says once that the
 // investigation's evidence recall is read from snippets.
-func investigationPassages(env config.Env, provider string) (passageReader, func()) {
+func investigationPassages(env config.Env, provider string) (activities.DocumentReader, func()) {
 	why := "it searches " + provider + ", not the corpus"
 	if provider == "corpus" {
 		x, err := openExisting(env)
@@ -476,12 +471,12 @@ func evalOne(ctx context.Context, c client.Client, env config.Env, strategy stri
 // investigationEvidence is everything an investigation found: each finding's title and its
 // corpus passage whole when passages can read it, else its title and snippet (as its result
 // carries it).
-func investigationEvidence(ctx context.Context, rep workflows.InvestigationReport, passages passageReader) string {
+func investigationEvidence(ctx context.Context, rep workflows.InvestigationReport, passages activities.DocumentReader) string {
 	var b strings.Builder
 	for _, f := range rep.Findings {
 		if passages != nil && f.DocID != "" {
-			if ps, err := passages.Passage(ctx, f.DocID); err == nil {
-				b.WriteString(f.Title + ". " + ps.Text + "\n")
+			if d, err := passages.Document(ctx, f.DocID); err == nil {
+				b.WriteString(f.Title + ". " + d.Body + "\n")
 				continue
 			}
 		}

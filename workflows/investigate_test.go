@@ -257,7 +257,7 @@ func TestSourceTimeLimitEndsTheLoopWithWhatItHas(t *testing.T) {
 	kept := map[string]bool{}
 	for _, e := range rep.Events[:2] {
 		require.Empty(t, e.Error)
-		rs, _ := (&invProvider{name: "corpus", pool: 400, per: 8}).Search(context.Background(), e.Query, 8)
+		rs, _ := h.providers["corpus"].Search(context.Background(), e.Query, 8)
 		for _, r := range rs {
 			kept[r.URL] = true
 		}
