@@ -226,3 +226,20 @@ func titleTerms(sources []research.Source) [][]int32 {
 	}
 	return out
 }
+
+func TestAnswerQuotesTheSentenceBetweenTwoQuotedOnes(t *testing.T) {
+	sources := []research.Source{
+		{N: 1, Result: search.Result{Title: "Checkpoints"}, Text: "A checkpoint copies the WAL content back into the database file. By default a checkpoint runs when the WAL reaches 1000 pages."},
+		{N: 2, Result: search.Result{Title: "WAL mode"}, Text: "Readers keep reading the old pages of the WAL during a checkpoint. A checkpoint copies the WAL content back into the database file again. Writers append new pages to the WAL while a checkpoint runs."},
+	}
+	out := Answer(AnswerInput{Question: "How does a checkpoint of the WAL work?", Sources: sources})
+	// the middle sentence of source 2 repeats source 1's; quoted alone it would be left out,
+	// but between two quoted sentences it keeps the quote whole
+	want := "Readers keep reading the old pages of the WAL during a checkpoint. A checkpoint copies the WAL content back into the database file again. Writers append new pages to the WAL while a checkpoint runs."
+	if !strings.Contains(out.Body, want) {
+		t.Errorf("body does not quote source 2 whole in one quote:\n%s", out.Body)
+	}
+	if n := strings.Count(out.Body, "A checkpoint copies the WAL content back into the database file"); n != 2 {
+		t.Errorf("the repeated sentence is quoted %d times, want 2 (once alone, once inside source 2's quote):\n%s", n, out.Body)
+	}
+}
