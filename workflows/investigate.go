@@ -34,13 +34,26 @@ type investigation struct {
 	// readActivities is whether claims and key entities are read in activities (readActivitiesChange)
 	readActivities bool
 	followed       map[string]bool   // normalized breadcrumbs already followed
-	pages          map[string]string // normalized URL -> page text read for verification
+	pages          map[string]string // finding key -> page text read for verification
 	// stopped is set by the stop signal (stopChange); live are the source loops running now,
 	// which the signal is passed on to
 	stopped bool
 	live    []*sourceLoopRun
 	// capFindings is whether the findings stop at maxFindings (findingsCapChange)
 	capFindings bool
+	// passageKeys is whether findings are keyed as passages (passageKeysChange)
+	passageKeys bool
+}
+
+// key is how the run tells one finding from another: investigate.PassageKey from
+// passageKeysChange on, investigate.URLKey before it.
+func (inv *investigation) key() func(search.Result) string { return findingKey(inv.passageKeys) }
+
+func findingKey(passages bool) func(search.Result) string {
+	if passages {
+		return investigate.PassageKey
+	}
+	return investigate.URLKey
 }
 
 // findingsCapChange keeps at most maxFindings findings, and searches no more once they are
@@ -99,6 +112,17 @@ const (
 	docLeadsVersion = 1
 )
 
+// passageKeysChange keys findings as a research run keys its sources (research.SourceKey): a
+// corpus passage by its id. Keyed by URL, every passage of one section (a file:// URL keeps its
+// fragment) or of one page (an http URL does not) was one finding, the first found: "How do
+// channels and sync.Once create happens-before edges?" kept the example that ends Go's "Channel
+// communication" section and lost the rules that open it. The source loops key alike
+// (SourceLoopRequest.PassageKeys), so a loop started by a run before it keeps the run's keys.
+const (
+	passageKeysChange  = "investigation-passage-keys"
+	passageKeysVersion = 1
+)
+
 // InvestigationWorkflow decomposes the question into tasks and hypotheses, runs one saturation
 // loop per source in parallel for each hypothesis (a failed source is reported, the others go
 // on), assesses coverage after each hypothesis, follows breadcrumbs, verifies claims, researches
@@ -132,6 +156,7 @@ func newInvestigation(ctx workflow.Context, req InvestigationRequest) (*investig
 		inv.listenForStop(ctx)
 	}
 	inv.capFindings = workflow.GetVersion(ctx, findingsCapChange, workflow.DefaultVersion, findingsCapVersion) >= findingsCapVersion
+	inv.passageKeys = workflow.GetVersion(ctx, passageKeysChange, workflow.DefaultVersion, passageKeysVersion) >= passageKeysVersion
 	if inv.version == workflow.DefaultVersion {
 		req = withLegacyDefaults(req)
 	}
@@ -424,7 +449,8 @@ func (inv *investigation) startLoops(ctx workflow.Context, ti, hi int, t activit
 		fut := workflow.ExecuteChildWorkflow(cctx, SourceLoopWorkflow, SourceLoopRequest{
 			Question: inv.req.Question, Task: t.Name, Hypothesis: h.Text, Source: src, SeedQueries: h.SeedQueries,
 			OpenGaps: gaps, Ceiling: inv.req.Ceilings[src], TimeLimit: inv.req.TimeLimit, ResultsPerQuery: inv.req.ResultsPerQuery,
-			Known: inv.known[src], Asked: inv.queried[src], Budget: shares[i], UseModel: inv.useModel, NoCache: inv.req.NoCache})
+			Known: inv.known[src], Asked: inv.queried[src], Budget: shares[i], UseModel: inv.useModel, NoCache: inv.req.NoCache,
+			PassageKeys: inv.passageKeys})
 		loops = append(loops, &sourceLoopRun{source: src, id: id, fut: fut})
 		inv.prog.Running = append(inv.prog.Running, id)
 	}
@@ -458,7 +484,7 @@ func (inv *investigation) awaitLoops(ctx workflow.Context, loops []*sourceLoopRu
 // results past it are not kept, and the report says so.
 func (inv *investigation) merge(results []search.Result, at investigate.Attribution) int {
 	var n int
-	inv.findings, n = investigate.Merge(inv.findings, results, at)
+	inv.findings, n = investigate.Merge(inv.findings, results, at, inv.key())
 	if over := len(inv.findings) - maxFindings; inv.capFindings && over > 0 {
 		inv.findings = inv.findings[:maxFindings]
 		n -= over
@@ -496,7 +522,7 @@ func (inv *investigation) mergeLoop(t activities.InvestigationTask, h activities
 		sum.Error = r.LastError
 	}
 	for _, res := range r.Results {
-		inv.known[l.source] = append(inv.known[l.source], search.NormalizeURL(res.URL))
+		inv.known[l.source] = append(inv.known[l.source], inv.key()(res))
 	}
 	n := inv.merge(r.Results, investigate.Attribution{Task: t.Name, Hypothesis: h.Text, Source: l.source})
 	sum.Queries, sum.Unique, sum.New, sum.StopReason, sum.TimedOut = len(r.Events), len(r.Results), n, r.StopReason, r.TimedOut

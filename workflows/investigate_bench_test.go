@@ -155,7 +155,7 @@ func BenchmarkInvestigationVsBaseline(b *testing.B) {
 			wg.Wait()
 			baseWall += time.Since(t0)
 			seen := map[string]bool{}
-			base, _ = investigate.Within(seen, base)
+			base, _ = investigate.Within(seen, base, investigate.PassageKey)
 
 			env := quietInvestigationEnv(acts)
 			t1 := time.Now()

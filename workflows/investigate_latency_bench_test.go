@@ -92,7 +92,7 @@ func BenchmarkInvestigationWithLatency(b *testing.B) {
 		if err := env.GetWorkflowResult(&rs); err != nil {
 			b.Fatal(err)
 		}
-		rs, _ = investigate.Within(map[string]bool{}, rs)
+		rs, _ = investigate.Within(map[string]bool{}, rs, investigate.PassageKey)
 		return rs, d
 	}
 

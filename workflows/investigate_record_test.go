@@ -34,7 +34,7 @@ func (storyFetcher) Fetch(_ context.Context, u string) (fetch.Page, error) {
 // documentation pages (docsPages) at docLeadsVersion. Run with
 //
 //	temporal server start-dev --port 7283 --headless &
-//	SATED_RECORD_HISTORY=1 TEMPORAL_ADDRESS=127.0.0.1:7283 go test ./workflows -run 'Record(PageVerify|DocLeads|ReadActivities|Stop|FindingsCap)History'
+//	SATED_RECORD_HISTORY=1 TEMPORAL_ADDRESS=127.0.0.1:7283 go test ./workflows -run 'Record(PageVerify|DocLeads|ReadActivities|Stop|FindingsCap|PassageKeys)History'
 //
 // (investigation_page_verify_history.json was recorded at pageVerifyVersion, before
 // docLeadsChange, and investigation_doc_leads_history.json before readActivitiesChange:
@@ -54,6 +54,15 @@ func TestRecordReadActivitiesHistory(t *testing.T) {
 	recordInvestigation(t, map[string]search.Provider{"searxng": web, "corpus": corpus}, "investigation-read-activities-story",
 		InvestigationRequest{Question: storyQuestion, Sources: []string{"corpus", "searxng"}, NoModel: true, Ceilings: map[string]int{"corpus": 2, "searxng": 2}},
 		"investigation_read_activities_history.json")
+}
+
+// TestRecordPassageKeysHistory records an investigation of sectionPassages at
+// passageKeysVersion: two passages of one section, each a finding of its own.
+func TestRecordPassageKeysHistory(t *testing.T) {
+	corpus := &storyProvider{name: "corpus", answer: func(string) []search.Result { return sectionPassages }}
+	recordInvestigation(t, map[string]search.Provider{"corpus": corpus}, "investigation-passage-keys",
+		InvestigationRequest{Question: sectionQuestion, Sources: []string{"corpus"}, NoModel: true, Ceilings: map[string]int{"corpus": 2}},
+		"investigation_passage_keys_history.json")
 }
 
 func TestRecordDocLeadsHistory(t *testing.T) {

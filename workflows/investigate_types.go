@@ -175,11 +175,14 @@ type SourceLoopRequest struct {
 	Ceiling         int                `json:"ceiling"`
 	TimeLimit       time.Duration      `json:"time_limit"`
 	ResultsPerQuery int                `json:"results_per_query"`
-	Known           []string           `json:"known,omitempty"` // normalized URLs the source found before
+	Known           []string           `json:"known,omitempty"` // keys of the results the source found before (findingKey)
 	Asked           []string           `json:"asked,omitempty"` // queries the source ran before
 	Budget          investigate.Budget `json:"budget"`
 	UseModel        bool               `json:"use_model"`
 	NoCache         bool               `json:"no_cache,omitempty"`
+	// PassageKeys keys results as passages (investigate.PassageKey), as the investigation that
+	// started the loop does (passageKeysChange); false: by URL
+	PassageKeys bool `json:"passage_keys,omitempty"`
 }
 
 // SourceLoopResult is what one source loop found and why it stopped.

@@ -83,6 +83,8 @@ func TestReplayHarnessHistories(t *testing.T) {
 // (TestRecordReadActivitiesHistory): the key entities and the claims read in activities;
 // investigation_stop_history.json at stopVersion (TestRecordStopHistory): stopped by
 // 'starter stop' during its first source loop, which it passed the stop on to;
+// investigation_passage_keys_history.json at passageKeysVersion (TestRecordPassageKeysHistory):
+// two passages of one section kept as two findings;
 // investigation_findings_cap_history.json: TestReplayFindingsCapHistory.
 func TestReplayInvestigationHistories(t *testing.T) {
 	replayEach(t, []recorded{
@@ -91,6 +93,7 @@ func TestReplayInvestigationHistories(t *testing.T) {
 		{"investigation_doc_leads_history.json", InvestigationWorkflow},
 		{"investigation_read_activities_history.json", InvestigationWorkflow},
 		{"investigation_stop_history.json", InvestigationWorkflow},
+		{"investigation_passage_keys_history.json", InvestigationWorkflow},
 		{"source_loop_history.json", SourceLoopWorkflow},
 		{"memory_admin_history.json", MemoryAdminWorkflow},
 	})

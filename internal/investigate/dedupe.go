@@ -1,6 +1,7 @@
 package investigate
 
 import (
+	"github.com/sated-dev/sated/internal/research"
 	"github.com/sated-dev/sated/internal/search"
 )
 
@@ -14,7 +15,7 @@ type Attribution struct {
 // Finding is one unique result across every source, with everyone who found it.
 type Finding struct {
 	N   int    `json:"n"`   // citation number, in order of discovery
-	Key string `json:"key"` // normalized URL
+	Key string `json:"key"` // its key (URLKey, or PassageKey from the workflow's passage-keys version on)
 	search.Result
 	FoundBy []Attribution `json:"found_by"`
 }
@@ -28,11 +29,21 @@ const MaxFindings = 4000
 // Text is a finding as leads, actors and claims read it: its title and snippet.
 func (f Finding) Text() string { return f.Title + ". " + f.Snippet }
 
-// Within keeps the results whose normalized URL the source has not seen yet (once each) and
-// marks them seen; it returns them with the number of duplicates.
-func Within(seen map[string]bool, results []search.Result) (fresh []search.Result, duplicates int) {
+// URLKey identifies a result by its normalized URL: how findings were keyed before
+// PassageKey, so that every passage of one page (or one section, for a file:// URL that keeps
+// its fragment) was one finding, the first found.
+func URLKey(r search.Result) string { return search.NormalizeURL(r.URL) }
+
+// PassageKey identifies a result as a research run's sources do (research.SourceKey): a corpus
+// passage by its id, since several passages of one page or section are different evidence,
+// anything else by its normalized URL.
+func PassageKey(r search.Result) string { return research.SourceKey(r) }
+
+// Within keeps the results whose key the source has not seen yet (once each) and marks them
+// seen; it returns them with the number of duplicates.
+func Within(seen map[string]bool, results []search.Result, key func(search.Result) string) (fresh []search.Result, duplicates int) {
 	for _, r := range results {
-		k := search.NormalizeURL(r.URL)
+		k := key(r)
 		if seen[k] {
 			duplicates++
 			continue
@@ -43,16 +54,16 @@ func Within(seen map[string]bool, results []search.Result) (fresh []search.Resul
 	return fresh, duplicates
 }
 
-// Merge adds one source's results to the cross-source findings: a new URL becomes a finding,
+// Merge adds one source's results to the cross-source findings: a new key becomes a finding,
 // a known one gains the attribution (once). It returns the findings and how many were new.
-func Merge(findings []Finding, results []search.Result, at Attribution) ([]Finding, int) {
+func Merge(findings []Finding, results []search.Result, at Attribution, key func(search.Result) string) ([]Finding, int) {
 	idx := make(map[string]int, len(findings))
 	for i, f := range findings {
 		idx[f.Key] = i
 	}
 	added := 0
 	for _, r := range results {
-		k := search.NormalizeURL(r.URL)
+		k := key(r)
 		if i, ok := idx[k]; ok {
 			if !hasAttribution(findings[i].FoundBy, at) {
 				findings[i].FoundBy = append(findings[i].FoundBy, at)

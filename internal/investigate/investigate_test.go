@@ -265,26 +265,52 @@ func TestDecisionValidate(t *testing.T) {
 	}
 }
 
+// Two passages of one section share its URL (file:///doc/go_mem.html#chan): keyed by URL
+// the second was lost, the channel rules that open the section behind the example that ends
+// it; keyed as passages, each is a finding of its own and the same passage found again is not.
+func TestPassageKeysKeepEveryPassageOfASection(t *testing.T) {
+	p := func(id string) search.Result {
+		return search.Result{URL: "file:///doc/go_mem.html#chan", Title: "Channel communication", Provider: "corpus", DocID: id}
+	}
+	web := search.Result{URL: "https://go.dev/ref/mem#chan", Title: "Channel communication", Provider: "searxng"}
+	seen := map[string]bool{}
+	fresh, dups := Within(seen, []search.Result{p("mem:7"), p("mem:8"), p("mem:7"), web}, PassageKey)
+	require.Len(t, fresh, 3)
+	require.Equal(t, 1, dups)
+	fs, n := Merge(nil, fresh, Attribution{Source: "corpus"}, PassageKey)
+	require.Equal(t, 3, n)
+	require.Equal(t, []string{"corpus:mem:7", "corpus:mem:8", "https://go.dev/ref/mem"}, []string{fs[0].Key, fs[1].Key, fs[2].Key})
+	fs, n = Merge(fs, []search.Result{p("mem:8"), {URL: "https://go.dev/ref/mem#chan?utm_source=x", Provider: "brave"}}, Attribution{Source: "brave"}, PassageKey)
+	require.Equal(t, 0, n, "a passage or page found again only gains the attribution")
+	require.Equal(t, []string{"corpus", "brave"}, fs[1].SourcesOf())
+
+	// keyed by URL (runs started before the passage-keys version), the section is one finding
+	urlSeen := map[string]bool{}
+	fresh, dups = Within(urlSeen, []search.Result{p("mem:7"), p("mem:8")}, URLKey)
+	require.Len(t, fresh, 1)
+	require.Equal(t, 1, dups)
+}
+
 func TestDedupeWithinThenAcross(t *testing.T) {
 	r := func(u string) search.Result { return search.Result{URL: u, Title: u} }
 	seen := map[string]bool{}
-	fresh, dups := Within(seen, []search.Result{r("https://a.org/x"), r("https://www.a.org/x/"), r("https://a.org/y")})
+	fresh, dups := Within(seen, []search.Result{r("https://a.org/x"), r("https://www.a.org/x/"), r("https://a.org/y")}, URLKey)
 	require.Len(t, fresh, 2)
 	require.Equal(t, 1, dups)
-	fresh2, dups2 := Within(seen, []search.Result{r("https://a.org/y#top"), r("https://a.org/z")})
+	fresh2, dups2 := Within(seen, []search.Result{r("https://a.org/y#top"), r("https://a.org/z")}, URLKey)
 	require.Len(t, fresh2, 1)
 	require.Equal(t, 1, dups2)
 
 	h1c := Attribution{Task: "t", Hypothesis: "h1", Source: "corpus"}
 	h1s := Attribution{Task: "t", Hypothesis: "h1", Source: "searxng"}
 	h2c := Attribution{Task: "t", Hypothesis: "h2", Source: "corpus"}
-	fs, n := Merge(nil, fresh, h1c)
+	fs, n := Merge(nil, fresh, h1c, URLKey)
 	require.Equal(t, 2, n)
-	fs, n = Merge(fs, []search.Result{r("https://a.org/x?utm_source=z"), r("https://b.org/")}, h1s)
+	fs, n = Merge(fs, []search.Result{r("https://a.org/x?utm_source=z"), r("https://b.org/")}, h1s, URLKey)
 	require.Equal(t, 1, n)
-	fs, n = Merge(fs, []search.Result{r("https://a.org/x")}, h2c)
+	fs, n = Merge(fs, []search.Result{r("https://a.org/x")}, h2c, URLKey)
 	require.Equal(t, 0, n)
-	fs, _ = Merge(fs, []search.Result{r("https://a.org/x")}, h2c)
+	fs, _ = Merge(fs, []search.Result{r("https://a.org/x")}, h2c, URLKey)
 	require.Len(t, fs, 3)
 	require.Equal(t, []Attribution{h1c, h1s, h2c}, fs[0].FoundBy, "every source and hypothesis that found it, once each")
 	require.Equal(t, []string{"corpus", "searxng"}, fs[0].SourcesOf())

@@ -54,8 +54,8 @@ func TestKeyEntitiesRankByFrequencyAndRelevanceWithoutTheQuestionsTerms(t *testi
 
 func TestBestSourceForEachBreadcrumb(t *testing.T) {
 	var fs []Finding
-	fs, _ = Merge(fs, []search.Result{{URL: "https://a.org/1", Snippet: "RFC 9113 and HTTP/2"}, {URL: "https://a.org/2", Snippet: "RFC 9113 again"}}, Attribution{Source: "corpus"})
-	fs, _ = Merge(fs, []search.Result{{URL: "https://b.org/1", Snippet: "Rob Pike on RFC 9113"}, {URL: "https://b.org/2", Snippet: "Rob Pike talks"}}, Attribution{Source: "searxng"})
+	fs, _ = Merge(fs, []search.Result{{URL: "https://a.org/1", Snippet: "RFC 9113 and HTTP/2"}, {URL: "https://a.org/2", Snippet: "RFC 9113 again"}}, Attribution{Source: "corpus"}, URLKey)
+	fs, _ = Merge(fs, []search.Result{{URL: "https://b.org/1", Snippet: "Rob Pike on RFC 9113"}, {URL: "https://b.org/2", Snippet: "Rob Pike talks"}}, Attribution{Source: "searxng"}, URLKey)
 	usable := []string{"corpus", "searxng"}
 	require.Equal(t, "corpus", BestSourceFor(Breadcrumb{Text: "RFC 9113"}, fs, usable))
 	require.Equal(t, "searxng", BestSourceFor(Breadcrumb{Text: "Rob Pike"}, fs, usable))
@@ -96,7 +96,7 @@ func TestResolveWithOfficialSources(t *testing.T) {
 
 func TestProfileReadsPageText(t *testing.T) {
 	var fs []Finding
-	fs, _ = Merge(fs, []search.Result{{URL: "https://a.org/1", Title: "Talk", Snippet: "Jane Smith spoke."}}, Attribution{Source: "corpus", Hypothesis: "h"})
+	fs, _ = Merge(fs, []search.Result{{URL: "https://a.org/1", Title: "Talk", Snippet: "Jane Smith spoke."}}, Attribution{Source: "corpus", Hypothesis: "h"}, URLKey)
 	pages := map[string]string{fs[0].Key: "Jane Smith spoke. Jane Smith leads the runtime team. Jane Smith wrote the pacer. Unrelated. Jane Smith joined in 2019."}
 	require.Len(t, Profile(Breadcrumb{Text: "Jane Smith", Kind: KindPerson}, fs, 6).Profile, 1)
 	require.Len(t, ProfileFrom(Breadcrumb{Text: "Jane Smith", Kind: KindPerson}, fs, pages, 6).Profile, 4)

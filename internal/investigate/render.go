@@ -93,7 +93,7 @@ func Profile(e Breadcrumb, findings []Finding, n int) Actor {
 }
 
 // ProfileFrom is Profile reading each finding's page text where pages has it (keyed by the
-// normalized URL), its title and snippet otherwise.
+// finding's Key), its title and snippet otherwise.
 func ProfileFrom(e Breadcrumb, findings []Finding, pages map[string]string, n int) Actor {
 	a := Actor{Entity: e}
 	hyps := map[string]bool{}
@@ -187,9 +187,12 @@ func writeClaims(b *strings.Builder, r Report) {
 		return
 	}
 	b.WriteString("## Key claims and verification\n\n")
+	// a claim names the page it came from: it cites the first finding of that page
 	idx := map[string]int{}
 	for _, f := range r.Findings {
-		idx[f.Key] = f.N
+		if k := normalizedKey(f.URL); idx[k] == 0 {
+			idx[k] = f.N
+		}
 	}
 	for _, c := range RankClaims(r.Claims) {
 		fmt.Fprintf(b, "- %s %s — **%s**\n", oneLine(c.Text), cite(idx, c.URL), tagMark[c.Tag])
