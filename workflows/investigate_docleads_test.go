@@ -35,18 +35,29 @@ const docsQuestion = "Why do two programs writing one SQLite database at once ge
 // docLeadsChange.
 func runDocs(t *testing.T, legacy bool) InvestigationReport {
 	t.Helper()
-	corpus := &storyProvider{name: "corpus", answer: func(string) []search.Result { return docsPages }}
+	var before string
+	if legacy {
+		before = docLeadsChange
+	}
+	return investigateCorpus(t, docsPages, docsQuestion, before)
+}
+
+// investigateCorpus investigates the question over a corpus that answers every query with
+// pages, pages read from their snippets, as a new run or, when before names a change
+// (docLeadsChange, passageKeysChange), as one started before it.
+func investigateCorpus(t *testing.T, pages []search.Result, question, before string) InvestigationReport {
+	t.Helper()
+	corpus := &storyProvider{name: "corpus", answer: func(string) []search.Result { return pages }}
 	h := newInvHarness(t)
 	h.acts = activities.NewActivities(activities.Deps{Providers: map[string]search.Provider{"corpus": corpus}, ReportDir: t.TempDir()})
 	h.env.RegisterActivity(h.acts)
 	h.env.OnActivity(h.acts.FetchPage, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.FetchInput) (activities.FetchOutput, error) {
 		return activities.FetchOutput{}, fmt.Errorf("no page for %s", in.URL) // verified from the snippets
 	}).Maybe()
-	if legacy {
-		h.env.OnGetVersion(docLeadsChange, workflow.DefaultVersion, docLeadsVersion).Return(workflow.DefaultVersion)
+	if before != "" {
+		h.env.OnGetVersion(before, workflow.DefaultVersion, workflow.Version(1)).Return(workflow.DefaultVersion)
 	}
-	return h.run(t, InvestigationRequest{Question: docsQuestion,
-		Sources: []string{"corpus"}, NoModel: true, Ceilings: map[string]int{"corpus": 2}})
+	return h.run(t, InvestigationRequest{Question: question, Sources: []string{"corpus"}, NoModel: true, Ceilings: map[string]int{"corpus": 2}})
 }
 
 func actorNames(rep InvestigationReport) []string {

@@ -1,15 +1,10 @@
 package workflows
 
 import (
-	"context"
-	"fmt"
 	"testing"
 
-	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/workflow"
 
-	"github.com/sated-dev/sated/activities"
 	"github.com/sated-dev/sated/internal/search"
 )
 
@@ -30,17 +25,11 @@ const sectionQuestion = "How do channels and sync.Once create happens-before edg
 // started before passageKeysChange.
 func runSections(t *testing.T, legacy bool) InvestigationReport {
 	t.Helper()
-	corpus := &storyProvider{name: "corpus", answer: func(string) []search.Result { return sectionPassages }}
-	h := newInvHarness(t)
-	h.acts = activities.NewActivities(activities.Deps{Providers: map[string]search.Provider{"corpus": corpus}, ReportDir: t.TempDir()})
-	h.env.RegisterActivity(h.acts)
-	h.env.OnActivity(h.acts.FetchPage, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.FetchInput) (activities.FetchOutput, error) {
-		return activities.FetchOutput{}, fmt.Errorf("no page for %s", in.URL)
-	}).Maybe()
+	var before string
 	if legacy {
-		h.env.OnGetVersion(passageKeysChange, workflow.DefaultVersion, passageKeysVersion).Return(workflow.DefaultVersion)
+		before = passageKeysChange
 	}
-	return h.run(t, InvestigationRequest{Question: sectionQuestion, Sources: []string{"corpus"}, NoModel: true, Ceilings: map[string]int{"corpus": 2}})
+	return investigateCorpus(t, sectionPassages, sectionQuestion, before)
 }
 
 func findingIDs(rep InvestigationReport) []string {
