@@ -21,17 +21,6 @@ var sectionPassages = []search.Result{
 
 const sectionQuestion = "How do channels and sync.Once create happens-before edges in Go?"
 
-// runSections investigates sectionPassages from the corpus alone, as a new run or as one
-// started before passageKeysChange.
-func runSections(t *testing.T, legacy bool) InvestigationReport {
-	t.Helper()
-	var before string
-	if legacy {
-		before = passageKeysChange
-	}
-	return investigateCorpus(t, sectionPassages, sectionQuestion, before)
-}
-
 func findingIDs(rep InvestigationReport) []string {
 	var out []string
 	for _, f := range rep.Findings {
@@ -43,10 +32,10 @@ func findingIDs(rep InvestigationReport) []string {
 // A new run keeps both passages of the section as findings of their own, and the answer quotes
 // the rule that opens it; a run started before passageKeysChange keeps the first found, as it did.
 func TestInvestigationKeepsEveryPassageOfASection(t *testing.T) {
-	rep := runSections(t, false)
+	rep := investigateCorpus(t, sectionPassages, sectionQuestion, "")
 	require.ElementsMatch(t, []string{"mem:7", "mem:8", "mem:10"}, findingIDs(rep))
 	require.Contains(t, rep.Answer, "A send on a channel is synchronized before the completion of the corresponding receive")
 
-	legacy := runSections(t, true)
+	legacy := investigateCorpus(t, sectionPassages, sectionQuestion, passageKeysChange)
 	require.ElementsMatch(t, []string{"mem:7", "mem:10"}, findingIDs(legacy), "keyed by URL: one finding per section")
 }

@@ -253,13 +253,14 @@ func TestSourceTimeLimitEndsTheLoopWithWhatItHas(t *testing.T) {
 	require.True(t, l.TimedOut)
 	require.Contains(t, l.StopReason, "time limit")
 	require.Equal(t, 3, l.Queries, "queries at 0, 10 and 20 minutes; the third is cut at 25")
-	// the two finished queries' results are kept: every distinct one they returned
+	// the two finished queries' results are kept: every distinct one they returned, told apart
+	// as the loop tells them
 	kept := map[string]bool{}
 	for _, e := range rep.Events[:2] {
 		require.Empty(t, e.Error)
 		rs, _ := h.providers["corpus"].Search(context.Background(), e.Query, 8)
 		for _, r := range rs {
-			kept[r.URL] = true
+			kept[investigate.PassageKey(r)] = true
 		}
 	}
 	require.Equal(t, len(kept), l.Unique, "the two finished queries' results are kept")

@@ -1290,7 +1290,7 @@ func selectPassages(cands []candidate, labels labelling, naspects, budget int) [
 	// quoted too: the three read as one quote instead of two with a hole between them (a line
 	// of a flattened block is still quoted only after its caption)
 	for k := 1; k+1 < len(cands); k++ {
-		c, prev, after := &cands[k], cands[k-1], cands[k+1]
+		c, prev, after := &cands[k], &cands[k-1], &cands[k+1]
 		if c.picked || c.blockLine || next[k-1] != k || next[k] != k+1 || !prev.picked || !after.picked || prev.aspect != after.aspect ||
 			quoteCost(*c) > maxGapChars || spent+quoteCost(*c) > budget {
 			continue
