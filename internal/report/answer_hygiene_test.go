@@ -379,3 +379,36 @@ func TestAnswerLabelsAPassageQuotedAfterAnInnerHeading(t *testing.T) {
 		t.Errorf("the passage after the inner heading is quoted without its own label:\n%s", body)
 	}
 }
+
+// A configuration sample is quoted whole or not at all. Line by line, the second example lost
+// its "ServerName www.example.com" (a repeat of the first example's line) and its
+// "</VirtualHost>" (too short to quote), and the findings showed "<VirtualHost
+// 172.20.30.40:8080>" and "DocumentRoot ..." as lines of their own: a configuration the page
+// does not give.
+func TestAnswerQuotesAConfigurationSampleWhole(t *testing.T) {
+	names := corpusSource(1, "VirtualHost Examples — Running several name-based web sites on a single IP address",
+		"Your server has a single IP address, and multiple aliases (CNAMES) point to this machine in DNS. You want to run a web server for www.example.com and www.example.org on this machine.\n\n"+
+			"<VirtualHost *:80>\n    ServerName www.example.com\n    DocumentRoot \"/www/domain\"\n</VirtualHost>\n\n"+
+			"<VirtualHost *:80>\n    ServerName www.example.org\n    DocumentRoot \"/www/otherdomain\"\n\n</VirtualHost>")
+	ports := corpusSource(2, "VirtualHost Examples — Running different sites on different ports",
+		"You have multiple domains going to the same IP and also want to serve multiple ports. The example below illustrates that the name-matching takes place after the best matching IP address and port combination is determined.\n\n"+
+			"Listen 80\nListen 8080\n\n"+
+			"<VirtualHost 172.20.30.40:80>\n    ServerName www.example.com\n    DocumentRoot \"/www/domain-80\"\n</VirtualHost>\n\n"+
+			"<VirtualHost 172.20.30.40:8080>\n    ServerName www.example.com\n    DocumentRoot \"/www/domain-8080\"\n</VirtualHost>")
+	body := Answer(AnswerInput{Question: "How do I serve several web sites with their own domain names on one IP address and different ports?",
+		Sources: []research.Source{names, ports}}).Body
+	for _, line := range strings.Split(body, "\n") {
+		if strings.HasPrefix(line, "- DocumentRoot") || strings.HasPrefix(line, `- \<VirtualHost`) && !strings.Contains(line, `\</VirtualHost>`) {
+			t.Errorf("a line of a sample is quoted on its own: %q\n%s", line, body)
+		}
+	}
+	for _, sample := range []string{
+		`\<VirtualHost \*:80> ServerName www.example.com DocumentRoot "/www/domain" \</VirtualHost>`,
+		`\<VirtualHost \*:80> ServerName www.example.org DocumentRoot "/www/otherdomain" \</VirtualHost>`, // a blank line inside
+		`\<VirtualHost 172.20.30.40:8080> ServerName www.example.com DocumentRoot "/www/domain-8080" \</VirtualHost>`,
+	} {
+		if !strings.Contains(body, sample) {
+			t.Errorf("the sample is not quoted whole: %s\n%s", sample, body)
+		}
+	}
+}

@@ -82,6 +82,9 @@ func splitParsed(body string, extracted bool) []parsed {
 	k := -1
 	for si, sec := range secs {
 		body := stripFootnotes(sec.text)
+		if extracted {
+			body = joinSamples(body)
+		}
 		for _, sent := range text.Sentences(body) {
 			k++
 			sent = strings.TrimSpace(strings.TrimRight(sent, " …"))
@@ -159,4 +162,73 @@ func internPairs(pairs [][2]string) [][2]int32 {
 		out[i] = [2]int32{ids[2*i], ids[2*i+1]}
 	}
 	return out
+}
+
+// joinSamples writes each configuration sample of body on one line, so that the answer quotes
+// it whole or not at all. A sample is a run of two or more laid-out lines (laidOutLine), one of
+// them a tag ("<VirtualHost *:80>", "</Directory>"); blank lines inside an open tag are part of
+// it. Line by line, a sample lost the lines that repeat another sample's ("ServerName
+// www.example.com") or are too short to quote ("</VirtualHost>"), and its other lines read as
+// a configuration it does not give.
+func joinSamples(body string) string {
+	if !strings.Contains(body, ">\n") && !strings.HasSuffix(body, ">") {
+		return body // no line ends in a tag: nothing to join (most passages)
+	}
+	lines := strings.Split(body, "\n")
+	out := make([]string, 0, len(lines))
+	for i := 0; i < len(lines); {
+		// the run from line i: its last laid-out line, how many it has, whether one is a tag
+		last, n, depth, tagged := i, 0, 0, false
+		for j := i; j < len(lines); j++ {
+			l := strings.TrimSpace(lines[j])
+			if l == "" && depth > 0 {
+				continue
+			}
+			if !laidOutLine(l) {
+				break
+			}
+			if strings.HasPrefix(l, "<") && strings.HasSuffix(l, ">") {
+				tagged = true
+				switch {
+				case strings.HasPrefix(l, "</"):
+					depth = max(0, depth-1)
+				case !strings.HasSuffix(l, "/>"):
+					depth++
+				}
+			}
+			last, n = j, n+1
+		}
+		if n < 2 || !tagged {
+			out = append(out, lines[i:max(last, i)+1]...)
+			i = max(last, i) + 1
+			continue
+		}
+		var run []string
+		for _, l := range lines[i : last+1] {
+			if l = strings.TrimSpace(l); l != "" {
+				run = append(run, l)
+			}
+		}
+		out = append(out, strings.Join(run, " "))
+		i = last + 1
+	}
+	return strings.Join(out, "\n")
+}
+
+// laidOutLine reports a line set out rather than written that is not code (code is quoted
+// after its caption, line by line): it ends no sentence, introduces nothing, is no list item,
+// and holds at most one small word ("DocumentRoot \"/www/example1\"", "Require all denied").
+func laidOutLine(l string) bool {
+	l = strings.TrimSpace(l)
+	if l == "" || endsSentence(l) || strings.HasSuffix(l, ":") || strings.HasSuffix(l, ",") || reListMarker.MatchString(l) ||
+		text.IsCode(l) || looksLikeCode(l) {
+		return false
+	}
+	small := 0
+	for _, w := range strings.Fields(strings.ToLower(l)) {
+		if text.IsStopword(strings.Trim(w, ".,;:()\"'")) {
+			small++
+		}
+	}
+	return small < 2
 }

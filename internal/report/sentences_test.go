@@ -189,3 +189,23 @@ func boilerplateBitsLowered(s string) uint32 {
 	}
 	return bits
 }
+
+func TestJoinSamples(t *testing.T) {
+	for _, c := range []struct{ name, in, want string }{
+		{"prose is left alone", "One sentence.\nAnother one.", "One sentence.\nAnother one."},
+		{"a sample is one line", "Add this:\n\n<Directory \"/\">\n    Require all denied\n</Directory>\n\nThen restart.",
+			"Add this:\n\n<Directory \"/\"> Require all denied </Directory>\n\nThen restart."},
+		{"a blank line inside an open tag", "<VirtualHost *:80>\n    ServerName a.example\n\n</VirtualHost>\n\nNext.",
+			"<VirtualHost *:80> ServerName a.example </VirtualHost>\n\nNext."},
+		{"two samples stay two", "<Location /a>\n  Dav On\n</Location>\n\n<Location /b>\n  Dav Off\n</Location>",
+			"<Location /a> Dav On </Location>\n\n<Location /b> Dav Off </Location>"},
+		{"the lines before a tag join it", "Listen 80\nListen 8080\n<VirtualHost *:80>\n</VirtualHost>", "Listen 80 Listen 8080 <VirtualHost *:80> </VirtualHost>"},
+		{"no tag at all", "Listen 80\nListen 8080", "Listen 80\nListen 8080"},
+		{"a sentence ends the run", "<IfModule mod_ssl.c>\nThe module is loaded.\n</IfModule>", "<IfModule mod_ssl.c>\nThe module is loaded.\n</IfModule>"},
+		{"code is not laid out", "<script>\nvar x = 1;\n</script>", "<script>\nvar x = 1;\n</script>"},
+	} {
+		if got := joinSamples(c.in); got != c.want {
+			t.Errorf("%s: joinSamples(%q) = %q, want %q", c.name, c.in, got, c.want)
+		}
+	}
+}
