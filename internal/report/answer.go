@@ -676,13 +676,19 @@ func looksLikeCode(s string) bool {
 	if !strings.ContainsAny(s, "={};") && !strings.Contains(s, "()") && !strings.Contains(s, ":=") {
 		return false
 	}
+	return smallWords(s) < 2
+}
+
+// smallWords counts the small words (stopwords) of s: prose is made of them, a line of code or
+// of configuration holds one at most.
+func smallWords(s string) int {
 	small := 0
 	for _, w := range strings.Fields(strings.ToLower(s)) {
 		if text.IsStopword(strings.Trim(w, ".,;:()\"'")) {
 			small++
 		}
 	}
-	return small < 2
+	return small
 }
 
 // sentenceIDF weighs terms by how few evidence sentences use them: a word in every sentence

@@ -224,11 +224,5 @@ func laidOutLine(l string) bool {
 		text.IsCode(l) || looksLikeCode(l) {
 		return false
 	}
-	small := 0
-	for _, w := range strings.Fields(strings.ToLower(l)) {
-		if text.IsStopword(strings.Trim(w, ".,;:()\"'")) {
-			small++
-		}
-	}
-	return small < 2
+	return smallWords(l) < 2
 }
