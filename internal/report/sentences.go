@@ -166,8 +166,8 @@ func internPairs(pairs [][2]string) [][2]int32 {
 
 // joinSamples writes each configuration sample of body on one line, so that the answer quotes
 // it whole or not at all. A sample is a run of two or more laid-out lines (laidOutLine), one of
-// them a tag ("<VirtualHost *:80>", "</Directory>"); blank lines inside an open tag are part of
-// it. Line by line, a sample lost the lines that repeat another sample's ("ServerName
+// them a tag ("<VirtualHost *:80>", "</Directory>"); blank lines, comments and code inside an
+// open tag are part of it. Line by line, a sample lost the lines that repeat another sample's ("ServerName
 // www.example.com") or are too short to quote ("</VirtualHost>"), and its other lines read as
 // a configuration it does not give.
 func joinSamples(body string) string {
@@ -181,7 +181,12 @@ func joinSamples(body string) string {
 		last, n, depth, tagged := i, 0, 0, false
 		for j := i; j < len(lines); j++ {
 			l := strings.TrimSpace(lines[j])
-			if l == "" && depth > 0 {
+			if depth > 0 && (l == "" || strings.HasPrefix(l, "#") || text.IsCode(l) || looksLikeCode(l)) {
+				// inside an open tag a blank line, a comment ("# Other directives here") or
+				// a line of code is the sample's
+				if l != "" {
+					last = j
+				}
 				continue
 			}
 			if !laidOutLine(l) {

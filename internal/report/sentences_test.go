@@ -197,12 +197,17 @@ func TestJoinSamples(t *testing.T) {
 			"Add this:\n\n<Directory \"/\"> Require all denied </Directory>\n\nThen restart."},
 		{"a blank line inside an open tag", "<VirtualHost *:80>\n    ServerName a.example\n\n</VirtualHost>\n\nNext.",
 			"<VirtualHost *:80> ServerName a.example </VirtualHost>\n\nNext."},
+		{"a comment inside an open tag", "<VirtualHost *:80>\n    ServerName a.example\n\n    # Other directives here\n</VirtualHost>",
+			"<VirtualHost *:80> ServerName a.example # Other directives here </VirtualHost>"},
+		{"a comment outside one ends the run", "Listen 80\n# Ensure that it listens\n<Location /a>\n</Location>",
+			"Listen 80\n# Ensure that it listens\n<Location /a> </Location>"},
 		{"two samples stay two", "<Location /a>\n  Dav On\n</Location>\n\n<Location /b>\n  Dav Off\n</Location>",
 			"<Location /a> Dav On </Location>\n\n<Location /b> Dav Off </Location>"},
 		{"the lines before a tag join it", "Listen 80\nListen 8080\n<VirtualHost *:80>\n</VirtualHost>", "Listen 80 Listen 8080 <VirtualHost *:80> </VirtualHost>"},
 		{"no tag at all", "Listen 80\nListen 8080", "Listen 80\nListen 8080"},
 		{"a sentence ends the run", "<IfModule mod_ssl.c>\nThe module is loaded.\n</IfModule>", "<IfModule mod_ssl.c>\nThe module is loaded.\n</IfModule>"},
-		{"code is not laid out", "<script>\nvar x = 1;\n</script>", "<script>\nvar x = 1;\n</script>"},
+		{"code inside an open tag is the sample's", "<script>\nvar x = 1;\n</script>", "<script> var x = 1; </script>"},
+		{"code outside a tag is left alone", "var x = 1;\nvar y = 2;\n<br>", "var x = 1;\nvar y = 2;\n<br>"},
 	} {
 		if got := joinSamples(c.in); got != c.want {
 			t.Errorf("%s: joinSamples(%q) = %q, want %q", c.name, c.in, got, c.want)
