@@ -45,11 +45,15 @@ type investigation struct {
 	passageKeys bool
 }
 
-// key is how the run tells one finding from another: investigate.PassageKey from
-// passageKeysChange on, investigate.URLKey before it.
-func (inv *investigation) key() func(search.Result) string { return findingKey(inv.passageKeys) }
+// key is how the run tells one finding from another: as a passage from passageKeysChange on,
+// by URL before it (resultKey).
+func (inv *investigation) key() func(search.Result) string { return resultKey(inv.passageKeys) }
 
-func findingKey(passages bool) func(search.Result) string {
+// resultKey is how a run tells one result from another: as a passage (investigate.PassageKey,
+// research.SourceKey: a corpus passage by its id, anything else by its normalized URL), or by
+// its normalized URL alone (investigate.URLKey), as runs did before the version that changed
+// it (a research run's evidence gate, an investigation's passage keys).
+func resultKey(passages bool) func(search.Result) string {
 	if passages {
 		return investigate.PassageKey
 	}

@@ -178,7 +178,7 @@ func (l *sourceLoop) query(ctx workflow.Context, dec activities.SourceDecisionOu
 		return l.failed(ev, err)
 	}
 	l.consecutive = 0
-	fresh, dups := investigate.Within(l.seen, out.Results, findingKey(req.PassageKeys))
+	fresh, dups := investigate.Within(l.seen, out.Results, resultKey(req.PassageKeys))
 	ev.Results, ev.New, ev.Duplicates, ev.Cached = len(out.Results), len(fresh), dups, out.Cached
 	ev.Incremental = investigate.Incremental(ev.Results, ev.New)
 	res.Events = append(res.Events, ev)

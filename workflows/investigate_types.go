@@ -175,7 +175,7 @@ type SourceLoopRequest struct {
 	Ceiling         int                `json:"ceiling"`
 	TimeLimit       time.Duration      `json:"time_limit"`
 	ResultsPerQuery int                `json:"results_per_query"`
-	Known           []string           `json:"known,omitempty"` // keys of the results the source found before (findingKey)
+	Known           []string           `json:"known,omitempty"` // keys of the results the source found before (resultKey)
 	Asked           []string           `json:"asked,omitempty"` // queries the source ran before
 	Budget          investigate.Budget `json:"budget"`
 	UseModel        bool               `json:"use_model"`

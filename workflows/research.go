@@ -772,13 +772,9 @@ func (r *run) searchOnce(ctx workflow.Context, query string) (activities.SearchO
 }
 
 // sourceKey identifies a result: a corpus passage by its id (several passages of one page are
-// different evidence), anything else by its normalized URL.
-func (r *run) sourceKey(res search.Result) string {
-	if r.evidenceGate >= 1 {
-		return research.SourceKey(res)
-	}
-	return search.NormalizeURL(res.URL)
-}
+// different evidence), anything else by its normalized URL; by URL alone before the evidence
+// gate (resultKey).
+func (r *run) sourceKey(res search.Result) string { return resultKey(r.evidenceGate >= 1)(res) }
 
 // fresh keeps the results the run has not seen, once each.
 func (r *run) fresh(results []search.Result) []search.Result {

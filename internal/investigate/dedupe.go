@@ -32,7 +32,7 @@ func (f Finding) Text() string { return f.Title + ". " + f.Snippet }
 // URLKey identifies a result by its normalized URL: how findings were keyed before
 // PassageKey, so that every passage of one page (or one section, for a file:// URL that keeps
 // its fragment) was one finding, the first found.
-func URLKey(r search.Result) string { return search.NormalizeURL(r.URL) }
+func URLKey(r search.Result) string { return normalizedKey(r.URL) }
 
 // PassageKey identifies a result as a research run's sources do (research.SourceKey): a corpus
 // passage by its id, since several passages of one page or section are different evidence,
