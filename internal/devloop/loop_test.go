@@ -217,7 +217,7 @@ func TestLoop(t *testing.T) {
 					rep, ev := answerAt(k)
 					reps, evs = append(reps, rep), append(evs, ev)
 				}
-				rec, _ := json.Marshal(map[string]any{"set": set.name, "id": q.ID, "answer": scores, "learning": learning, "report": reps, "evidence": evs, "seed": eval.Seed(q.ID), "fresh": freshCounts(fresh)})
+				rec, _ := json.Marshal(map[string]any{"set": set.name, "id": q.ID, "aspects": len(asp), "answer": scores, "learning": learning, "report": reps, "evidence": evs, "seed": eval.Seed(q.ID), "fresh": freshCounts(fresh)})
 				f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 				if err != nil {
 					t.Fatal(err)

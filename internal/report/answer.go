@@ -182,6 +182,9 @@ type AspectCoverage struct {
 	Aspect   string  `json:"aspect"`
 	Coverage float64 `json:"coverage"` // share of the aspect's term weight the findings contain, 0-1
 	Findings int     `json:"findings"`
+	// Unread are the aspect's words, as it writes them, that no source read holds: the
+	// evidence says nothing in those words, so the quotes answer the aspect's other words
+	Unread []string `json:"unread,omitempty"`
 }
 
 // AnswerOutput is the findings, cited with the sources renumbered by first citation.
@@ -241,7 +244,22 @@ func Answer(in AnswerInput) AnswerOutput {
 	labels := sourceLabels(in.Sources, ix.title, q, idf, missing, v)
 	picked := selectPassages(cands, labels, len(aspects), budget)
 	body, order, quotes := renderAnswer(aspects, in.Sources, cands, picked, labels, in.OwnNumbers)
-	return AnswerOutput{Body: body, Order: order, Quotes: quotes, Coverage: coverage(aspects, as, cands, picked, idf, missing, v)}
+	cov := coverage(aspects, as, cands, picked, idf, missing, v)
+	inTitle := map[int32]bool{}
+	for _, t := range ix.title {
+		for _, l := range t {
+			inTitle[l] = true
+		}
+	}
+	held := func(term string) bool {
+		l := v.localOf([]string{term})[0]
+		_, ok := idf.of(l)
+		return ok || l >= 0 && inTitle[l]
+	}
+	for j := range cov {
+		cov[j].Unread = unreadWords(aspects[j], held)
+	}
+	return AnswerOutput{Body: body, Order: order, Quotes: quotes, Coverage: cov}
 }
 
 // answerEvidence is what an answer reads of its input before it weighs anything: the quotable
@@ -1993,4 +2011,25 @@ func newLabel(parts []string, shown map[string]bool) string {
 		return parts[len(parts)-1]
 	}
 	return strings.Join(fresh, " — ")
+}
+
+// unreadWords are the words of aspect, as it writes them, that no source read holds in its text
+// or its title (held: by local number, true for a term some source holds). A word the evidence
+// writes joined with its neighbour ("auto increment": "AUTOINCREMENT") is read.
+func unreadWords(aspect string, held func(term string) bool) []string {
+	words := text.Content(aspect)
+	read := make([]bool, len(words))
+	for i, w := range words {
+		read[i] = held(text.StemCached(w))
+		if i > 0 && held(text.StemCached(words[i-1]+w)) {
+			read[i-1], read[i] = true, true
+		}
+	}
+	var out []string
+	for i, w := range words {
+		if !read[i] && !slices.Contains(out, w) {
+			out = append(out, w)
+		}
+	}
+	return out
 }

@@ -412,3 +412,27 @@ func TestAnswerQuotesAConfigurationSampleWhole(t *testing.T) {
 		}
 	}
 }
+
+// The coverage names, per aspect, the words no source read uses, as the question writes them: a
+// word only a title holds is read ("subprocess"), so is one in another inflection ("commands")
+// and one the evidence writes joined with its neighbour ("auto increment").
+func TestAnswerNamesTheWordsNoSourceUses(t *testing.T) {
+	sources := []research.Source{
+		src(1, "Subprocess management", "The run function waits for the command to complete. If the timeout expires, the child process is killed and waited for."),
+		src(2, "Autoincrement", "The AUTOINCREMENT keyword imposes extra CPU and memory overhead."),
+	}
+	out := Answer(AnswerInput{
+		Question: "How do I run several shell commands with subprocess and collect their output, what happens if one of them hangs, and does auto increment cost memory?",
+		Aspects:  []string{"How do I run several shell commands with subprocess and collect their output", "what happens if one of them hangs", "does auto increment cost memory"},
+		Sources:  sources,
+	})
+	want := [][]string{{"several", "shell", "collect", "output"}, {"happens", "one", "hangs"}, {"cost"}}
+	if len(out.Coverage) != len(want) {
+		t.Fatalf("coverage of %d aspects, want %d: %+v", len(out.Coverage), len(want), out.Coverage)
+	}
+	for j, w := range want {
+		if !slices.Equal(out.Coverage[j].Unread, w) {
+			t.Errorf("aspect %q: unread %q, want %q", out.Coverage[j].Aspect, out.Coverage[j].Unread, w)
+		}
+	}
+}

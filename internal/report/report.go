@@ -220,18 +220,39 @@ func planAspects(p *research.Plan) []string {
 }
 
 // writeCoverage says, per aspect of the question, how much of it the findings answer: a reader
-// sees at once which part the evidence left thin.
+// sees at once which part the evidence left thin, and which of its words no source read uses
+// (a question's "hangs" where the documents say "timeout"): the quotes answer the other words.
 func writeCoverage(b *strings.Builder, cov []AspectCoverage) {
-	if len(cov) < 2 {
+	if len(cov) == 0 || len(cov) == 1 && len(cov[0].Unread) == 0 {
+		return
+	}
+	if len(cov) == 1 {
+		fmt.Fprintf(b, "## Coverage\n\nNo source read uses %s: the findings answer the question's other words.\n\n", quotedWords(cov[0].Unread))
 		return
 	}
 	b.WriteString("## Coverage\n\nThe share of each aspect's words the findings name, all their quotes together " +
-		"(the progress line's figure is the share one evidence passage holds).\n\n" +
-		"| Aspect | Coverage | Findings |\n|---|---|---|\n")
+		"(the progress line's figure is the share one evidence passage holds), and the aspect's words no source read uses.\n\n" +
+		"| Aspect | Coverage | Findings | In no source read |\n|---|---|---|---|\n")
 	for _, c := range cov {
-		fmt.Fprintf(b, "| %s | %.0f%% | %d |\n", strings.ReplaceAll(escapeInline(oneLine(c.Aspect)), "|", "\\|"), 100*c.Coverage, c.Findings)
+		unread := "–"
+		if len(c.Unread) > 0 {
+			unread = cell(strings.Join(c.Unread, ", "))
+		}
+		fmt.Fprintf(b, "| %s | %.0f%% | %d | %s |\n", cell(c.Aspect), 100*c.Coverage, c.Findings, unread)
 	}
 	b.WriteByte('\n')
+}
+
+// quotedWords lists words for a sentence: “a”, “b” and “c”.
+func quotedWords(ws []string) string {
+	q := make([]string, len(ws))
+	for i, w := range ws {
+		q[i] = "“" + escapeInline(w) + "”"
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }
 
 func writePlan(b *strings.Builder, p *research.Plan) {

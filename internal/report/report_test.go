@@ -331,17 +331,20 @@ func TestSourcesNameThePassageOfASharedSection(t *testing.T) {
 }
 
 // The coverage table says what it measures, so a reader does not take it for the progress
-// line's figure (the best single evidence passage's share), and it is left out for a question
-// of one aspect.
+// line's figure (the best single evidence passage's share), and names the words of an aspect no
+// source read uses; for a question of one aspect only those words are said, when there are any.
 func TestMarkdownCoverageSaysWhatItMeasures(t *testing.T) {
 	d := sampleData()
-	d.Coverage = []AspectCoverage{{Aspect: "What | is a gate", Coverage: 0.56, Findings: 3}, {Aspect: "when does it stop", Coverage: 0, Findings: 0}}
+	d.Coverage = []AspectCoverage{{Aspect: "What | is a gate", Coverage: 0.56, Findings: 3},
+		{Aspect: "what happens if one of them hangs", Coverage: 0.4, Findings: 2, Unread: []string{"hangs", "a|b"}}}
 	md := Markdown(d)
 	assert.Contains(t, md, "## Coverage\n\nThe share of each aspect's words the findings name, all their quotes together")
-	assert.Contains(t, md, "| What \\| is a gate | 56% | 3 |\n| when does it stop | 0% | 0 |\n")
+	assert.Contains(t, md, "| What \\| is a gate | 56% | 3 | – |\n| what happens if one of them hangs | 40% | 2 | hangs, a\\|b |\n")
 	assert.Less(t, strings.Index(md, "## Findings"), strings.Index(md, "## Coverage"))
 	d.Coverage = d.Coverage[:1]
 	assert.NotContains(t, Markdown(d), "## Coverage")
+	d.Coverage = []AspectCoverage{{Aspect: "Why does my script hang", Coverage: 0.5, Findings: 4, Unread: []string{"script", "hang"}}}
+	assert.Contains(t, Markdown(d), "## Coverage\n\nNo source read uses “script” or “hang”: the findings answer the question's other words.\n")
 }
 
 // The saturation table says what its scores measure: the method each scored round used.
