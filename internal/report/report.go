@@ -221,7 +221,7 @@ func planAspects(p *research.Plan) []string {
 
 // writeCoverage says, per aspect of the question, how much of it the findings answer: a reader
 // sees at once which part the evidence left thin, and which of its words no source read uses
-// (a question's "hangs" where the documents say "timeout"): the quotes answer the other words.
+// (a question's "linter" where git's manual says "pre-commit hook"): the quotes answer the other words.
 func writeCoverage(b *strings.Builder, cov []AspectCoverage) {
 	if len(cov) == 0 || len(cov) == 1 && len(cov[0].Unread) == 0 {
 		return
