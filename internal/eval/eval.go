@@ -16,6 +16,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/sated-dev/sated/internal/text"
 )
 
 // GoQuestions is the question set over the Go documentation in $(go env GOROOT)/doc, the
@@ -262,10 +264,19 @@ func Recall(recalled, total int) float64 {
 var citation = regexp.MustCompile(`\[(\d+(?:\s*,\s*\d+)*)\]`)
 
 // CheckCitations counts the numeric citations in markdown that point at one of the nSources
-// sources (1..nSources) and those that do not. Markdown links such as [1](url) are not citations.
+// sources (1..nSources) and those that do not. Markdown links such as [1](url) are not
+// citations, nor are escaped brackets ("\\[1]") or brackets in fenced code ("argv[1]").
 func CheckCitations(markdown string, nSources int) (valid, invalid int) {
+	lines, fenced := text.FencedLines(markdown)
+	var prose strings.Builder
+	for i, l := range lines {
+		if !fenced[i] {
+			prose.WriteString(l)
+		}
+	}
+	markdown = prose.String()
 	for _, loc := range citation.FindAllStringSubmatchIndex(markdown, -1) {
-		if loc[1] < len(markdown) && markdown[loc[1]] == '(' {
+		if loc[1] < len(markdown) && markdown[loc[1]] == '(' || loc[0] > 0 && markdown[loc[0]-1] == '\\' {
 			continue
 		}
 		for _, part := range strings.Split(markdown[loc[2]:loc[3]], ",") {

@@ -151,6 +151,8 @@ func TestCheckCitations(t *testing.T) {
 		{"[0] is never a source; see [the docs](https://go.dev) and [2](https://x).", 2, 0, 1},
 		{"No sources at all [1].", 0, 0, 1},
 		{"## Sources\n[1] Go memory model — https://go.dev/ref/mem", 1, 1, 0},
+		// an index in quoted code and an escaped bracket are no citations
+		{"- Read the arguments: [1]\n  ```\n  print(sys.argv[1], a[12])\n  ```\n- The list \\[12] says so [1].", 1, 2, 0},
 	}
 	for _, c := range cases {
 		v, i := CheckCitations(c.md, c.n)

@@ -219,8 +219,10 @@ type candidate struct {
 	// blockLine marks text quoted only after what introduces it (captionOnly): a line of a
 	// code block or a table, folded
 	blockLine bool
-	quality   float64
-	pairs     [][2]int32 // adjacentPairs of text, by the lexicon's numbers
+	// lines are the sentence as its passage lays it out, for a code block (parsed.lines)
+	lines   []string
+	quality float64
+	pairs   [][2]int32 // adjacentPairs of text, by the lexicon's numbers
 	// gist is how much of what the evidence as a whole is about the sentence says, per
 	// character: the weight of its terms in the evidence centroid, over the root of its length
 	gist float64
@@ -436,7 +438,7 @@ func answerCandidates(question string, sources []research.Source, aliases text.A
 				q = 0 // quoted only after the caption that introduces it (selectPassages' leadsIn)
 			}
 			out = append(out, candidate{src: i, idx: p.idx, sec: p.sec, heading: p.heading, text: p.text, terms: t, ids: ids,
-				quality: q, blockLine: p.block, pairs: p.pairs})
+				quality: q, blockLine: p.block, pairs: p.pairs, lines: p.lines})
 		}
 	}
 	return out
@@ -487,6 +489,20 @@ func inBlock(body, line string) bool {
 		return strings.TrimSpace(next) != ""
 	}
 	return false
+}
+
+// blockLineOf is the line of body that sent (a sentence as text.Sentences writes it, its white
+// space folded) is, as body lays it out, when it is a line of a block of several: the next or
+// the line before is not blank. Its indentation and alignment are kept.
+func blockLineOf(body, sent string) (string, bool) {
+	lines := strings.Split(body, "\n")
+	blank := func(i int) bool { return i < 0 || i >= len(lines) || strings.TrimSpace(lines[i]) == "" }
+	for i, l := range lines {
+		if strings.Join(strings.Fields(l), " ") == sent && (!blank(i-1) || !blank(i+1)) {
+			return strings.TrimRight(l, " \t"), true
+		}
+	}
+	return "", false
 }
 
 // section is a run of a passage's text and the heading it sits under: "" for the passage's
@@ -1461,7 +1477,7 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 					quote += " " + cands[ps[j]].text
 				}
 				quote = escapeQuote(reListMarker.ReplaceAllString(quote, ""))
-				fmt.Fprintf(&b, "- %s [%d]\n", quote, cite)
+				writeQuote(&b, cands, ps[i:j], quote, cite)
 				quotes[n] = append(quotes[n], quote)
 				i = j
 			}
@@ -1474,6 +1490,79 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 		}
 	}
 	return strings.TrimSpace(b.String()) + "\n", order, quotes
+}
+
+// writeQuote writes one quote (group: consecutive sentences of a section, quote: them on one
+// line, escaped) as a bullet cited cite. Program text and configuration samples (a candidate's
+// lines) after prose are shown as the passage lays them out, in a code block under the bullet,
+// so that a reader can copy them: the prose before them on the bullet's line (the citation
+// alone when there is none), prose after them as a paragraph of the bullet. When text after the
+// first of them ends no sentence, it is likely program text the splitter read as prose
+// ("answer = args.square**2 if args.verbose:" between two lines of code), and the quote is
+// written on one line, as a block with holes would mislead.
+func writeQuote(b *strings.Builder, cands []candidate, group []int, quote string, cite int) {
+	first := slices.IndexFunc(group, func(k int) bool { return cands[k].lines != nil })
+	if first < 0 || slices.ContainsFunc(group[first:], func(k int) bool { return cands[k].lines == nil && !endsSentence(cands[k].text) }) {
+		fmt.Fprintf(b, "- %s [%d]\n", quote, cite)
+		return
+	}
+	if cands[group[0]].lines != nil {
+		fmt.Fprintf(b, "- [%d]\n", cite)
+	}
+	prose := func(from, to int) string {
+		var ts []string
+		for _, k := range group[from:to] {
+			ts = append(ts, cands[k].text)
+		}
+		return escapeQuote(reListMarker.ReplaceAllString(strings.Join(ts, " "), ""))
+	}
+	for i := 0; i < len(group); {
+		j := i + 1
+		code := cands[group[i]].lines != nil
+		for j < len(group) && (cands[group[j]].lines != nil) == code {
+			j++
+		}
+		switch {
+		case i == 0 && !code:
+			fmt.Fprintf(b, "- %s [%d]\n", prose(i, j), cite)
+		case code:
+			var lines []string
+			for _, k := range group[i:j] {
+				lines = append(lines, cands[k].lines...)
+			}
+			writeCodeBlock(b, lines, "  ")
+		default:
+			fmt.Fprintf(b, "  %s\n", prose(i, j))
+		}
+		i = j
+	}
+}
+
+// writeCodeBlock writes lines as a fenced code block, each line indented by indent after their
+// common indentation is taken off; the fence is ~~~ when a line holds ```.
+func writeCodeBlock(b *strings.Builder, lines []string, indent string) {
+	common := -1 // the least indentation of a line that is not blank
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		if n := len(l) - len(strings.TrimLeft(l, " \t")); common < 0 || n < common {
+			common = n
+		}
+	}
+	fence := "```"
+	if slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, "```") }) {
+		fence = "~~~"
+	}
+	fmt.Fprintf(b, "%s%s\n", indent, fence)
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			b.WriteByte('\n')
+			continue
+		}
+		fmt.Fprintf(b, "%s%s\n", indent, l[common:])
+	}
+	fmt.Fprintf(b, "%s%s\n", indent, fence)
 }
 
 // leadsIn reports a sentence that introduces what follows it: a caption ("...on its index:"), a

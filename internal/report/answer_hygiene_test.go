@@ -311,8 +311,10 @@ func TestAnswerQuotesACodeBlockOnToItsEnd(t *testing.T) {
 			">>> sorted(s, key=attrgetter('grade'), reverse=True)       # now sort on primary key, descending\n\n"+
 			"The Timsort algorithm used in Python does multiple sorts efficiently because it can take advantage of any ordering already present in a dataset.")
 	body := Answer(AnswerInput{Question: "How do I sort records by several fields, some descending?", Sources: []research.Source{s}}).Body
-	if !strings.Contains(body, "# sort on secondary key >>> sorted(s, key=attrgetter('grade'), reverse=True)") {
-		t.Errorf("the code block is cut after its first line:\n%s", body)
+	// laid out as the page lays it out, in a code block under the caption's bullet
+	if !strings.Contains(body, "grade: [1]\n  ```\n  >>> s = sorted(student_objects, key=attrgetter('age'))     # sort on secondary key\n"+
+		"  >>> sorted(s, key=attrgetter('grade'), reverse=True)       # now sort on primary key, descending\n  ```\n") {
+		t.Errorf("the code block is cut after its first line, or not laid out:\n%s", body)
 	}
 }
 
@@ -380,11 +382,12 @@ func TestAnswerLabelsAPassageQuotedAfterAnInnerHeading(t *testing.T) {
 	}
 }
 
-// A configuration sample is quoted whole or not at all. Line by line, the second example lost
-// its "ServerName www.example.com" (a repeat of the first example's line) and its
+// A configuration sample is quoted whole or not at all, laid out as the page lays it out in a
+// code block under its bullet, so that a reader can copy it. Line by line, the second example
+// lost its "ServerName www.example.com" (a repeat of the first example's line) and its
 // "</VirtualHost>" (too short to quote), and the findings showed "<VirtualHost
 // 172.20.30.40:8080>" and "DocumentRoot ..." as lines of their own: a configuration the page
-// does not give.
+// does not give. Joined on one line, it was whole but could not be copied.
 func TestAnswerQuotesAConfigurationSampleWhole(t *testing.T) {
 	names := corpusSource(1, "VirtualHost Examples — Running several name-based web sites on a single IP address",
 		"Your server has a single IP address, and multiple aliases (CNAMES) point to this machine in DNS. You want to run a web server for www.example.com and www.example.org on this machine.\n\n"+
@@ -395,21 +398,30 @@ func TestAnswerQuotesAConfigurationSampleWhole(t *testing.T) {
 			"Listen 80\nListen 8080\n\n"+
 			"<VirtualHost 172.20.30.40:80>\n    ServerName www.example.com\n    DocumentRoot \"/www/domain-80\"\n</VirtualHost>\n\n"+
 			"<VirtualHost 172.20.30.40:8080>\n    ServerName www.example.com\n    DocumentRoot \"/www/domain-8080\"\n</VirtualHost>")
-	body := Answer(AnswerInput{Question: "How do I serve several web sites with their own domain names on one IP address and different ports?",
-		Sources: []research.Source{names, ports}}).Body
+	out := Answer(AnswerInput{Question: "How do I serve several web sites with their own domain names on one IP address and different ports?",
+		Sources: []research.Source{names, ports}})
+	body := out.Body
 	for _, line := range strings.Split(body, "\n") {
-		if strings.HasPrefix(line, "- DocumentRoot") || strings.HasPrefix(line, `- \<VirtualHost`) && !strings.Contains(line, `\</VirtualHost>`) {
+		if strings.HasPrefix(line, "- DocumentRoot") || strings.HasPrefix(line, `- \<VirtualHost`) || strings.HasPrefix(line, "- <VirtualHost") {
 			t.Errorf("a line of a sample is quoted on its own: %q\n%s", line, body)
 		}
 	}
 	for _, sample := range []string{
-		`\<VirtualHost \*:80> ServerName www.example.com DocumentRoot "/www/domain" \</VirtualHost>`,
-		`\<VirtualHost \*:80> ServerName www.example.org DocumentRoot "/www/otherdomain" \</VirtualHost>`, // a blank line inside
-		`\<VirtualHost 172.20.30.40:8080> ServerName www.example.com DocumentRoot "/www/domain-8080" \</VirtualHost>`,
+		"  ```\n  <VirtualHost *:80>\n      ServerName www.example.com\n      DocumentRoot \"/www/domain\"\n  </VirtualHost>\n",
+		"  <VirtualHost *:80>\n      ServerName www.example.org\n      DocumentRoot \"/www/otherdomain\"\n\n  </VirtualHost>\n", // a blank line inside
+		"  <VirtualHost 172.20.30.40:8080>\n      ServerName www.example.com\n      DocumentRoot \"/www/domain-8080\"\n  </VirtualHost>\n  ```\n",
 	} {
 		if !strings.Contains(body, sample) {
-			t.Errorf("the sample is not quoted whole: %s\n%s", sample, body)
+			t.Errorf("the sample is not quoted whole, laid out:\n%s\nin\n%s", sample, body)
 		}
+	}
+	// the quotes a model or memory reads hold the sample on one line, as before
+	var quoted []string
+	for _, qs := range out.Quotes {
+		quoted = append(quoted, qs...)
+	}
+	if !slices.Contains(quoted, `\<VirtualHost 172.20.30.40:80> ServerName www.example.com DocumentRoot "/www/domain-80" \</VirtualHost> \<VirtualHost 172.20.30.40:8080> ServerName www.example.com DocumentRoot "/www/domain-8080" \</VirtualHost>`) {
+		t.Errorf("quotes %q lack the samples on one line", quoted)
 	}
 }
 

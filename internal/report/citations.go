@@ -3,6 +3,8 @@ package report
 import (
 	"strconv"
 	"strings"
+
+	"github.com/sated-dev/sated/internal/text"
 )
 
 // dashes folds the range dashes models write into "-".
@@ -16,18 +18,9 @@ const maxCitationSpan = 100
 // fenced code are left alone. removed counts the dropped numbers.
 func SanitizeCitations(md string, valid func(n int) bool) (clean string, removed int) {
 	var b strings.Builder
-	fence := ""
-	for _, line := range strings.SplitAfter(md, "\n") {
-		if marker := fenceMarker(line); marker != "" && (fence == "" || strings.HasPrefix(marker, fence)) {
-			if fence == "" {
-				fence = marker
-			} else if strings.TrimSpace(strings.TrimLeft(line, " ")[len(marker):]) == "" {
-				fence = ""
-			}
-			b.WriteString(line)
-			continue
-		}
-		if fence != "" {
+	lines, fenced := text.FencedLines(md)
+	for i, line := range lines {
+		if fenced[i] {
 			b.WriteString(line)
 			continue
 		}
@@ -36,22 +29,6 @@ func SanitizeCitations(md string, valid func(n int) bool) (clean string, removed
 		removed += n
 	}
 	return b.String(), removed
-}
-
-// fenceMarker returns the ``` or ~~~ run opening or closing a code fence on line, if any.
-func fenceMarker(line string) string {
-	t := strings.TrimLeft(line, " ")
-	if len(line)-len(t) > 3 || len(t) < 3 || (t[0] != '`' && t[0] != '~') {
-		return ""
-	}
-	n := 0
-	for n < len(t) && t[n] == t[0] {
-		n++
-	}
-	if n < 3 {
-		return ""
-	}
-	return t[:n]
 }
 
 func sanitizeLine(line string, valid func(int) bool) (string, int) {

@@ -25,6 +25,10 @@ type parsed struct {
 	block    bool       // captionOnly
 	pairs    [][2]int32 // adjacentPairs, by the lexicon's numbers
 	boiler   uint32     // the boilerplate phrases it holds, one bit each
+	// lines are the sentence as its passage lays it out, when it is program text or a
+	// configuration sample whose lines the findings show as a code block: a sample's lines, or a
+	// line of code of several, with their indentation
+	lines []string
 }
 
 // parsedCache remembers each source text's parsed sentences for the process: the answer gate
@@ -82,8 +86,9 @@ func splitParsed(body string, extracted bool) []parsed {
 	k := -1
 	for si, sec := range secs {
 		body := stripFootnotes(sec.text)
+		var samples map[string][]string
 		if extracted {
-			body = joinSamples(body)
+			body, samples = joinSamples(body)
 		}
 		for _, sent := range text.Sentences(body) {
 			k++
@@ -98,9 +103,15 @@ func splitParsed(body string, extracted bool) []parsed {
 			key := strings.Join(words, " ")
 			terms, pairs := termsAndPairs(words)
 			terms = slices.Clip(terms)
-			out = append(out, parsed{idx: k, sec: si, heading: sec.heading, text: sent, key: key, keyHash: keyHashOf(key),
+			p := parsed{idx: k, sec: si, heading: sec.heading, text: sent, key: key, keyHash: keyHashOf(key),
 				terms: terms, ids: newTermIDs(terms), quality: sentenceQuality(sent, terms), block: captionOnly(extracted, body, sent),
-				pairs: internPairs(pairs), boiler: boilerplateBits(sent)})
+				pairs: internPairs(pairs), boiler: boilerplateBits(sent), lines: samples[sent]}
+			if p.lines == nil && extracted && looksLikeCode(sent) {
+				if raw, ok := blockLineOf(body, sent); ok {
+					p.lines = []string{raw}
+				}
+			}
+			out = append(out, p)
 		}
 	}
 	return out
@@ -169,10 +180,11 @@ func internPairs(pairs [][2]string) [][2]int32 {
 // them a tag ("<VirtualHost *:80>", "</Directory>"); blank lines, comments and code inside an
 // open tag are part of it. Line by line, a sample lost the lines that repeat another sample's ("ServerName
 // www.example.com") or are too short to quote ("</VirtualHost>"), and its other lines read as
-// a configuration it does not give.
-func joinSamples(body string) string {
+// a configuration it does not give. samples maps each joined line to the sample's lines as the
+// passage lays them out, indented as there, for the findings to show as a code block.
+func joinSamples(body string) (joined string, samples map[string][]string) {
 	if !strings.Contains(body, ">\n") && !strings.HasSuffix(body, ">") {
-		return body // no line ends in a tag: nothing to join (most passages)
+		return body, nil // no line ends in a tag: nothing to join (most passages)
 	}
 	lines := strings.Split(body, "\n")
 	out := make([]string, 0, len(lines))
@@ -208,16 +220,22 @@ func joinSamples(body string) string {
 			i = max(last, i) + 1
 			continue
 		}
-		var run []string
+		var run, laid []string
 		for _, l := range lines[i : last+1] {
-			if l = strings.TrimSpace(l); l != "" {
-				run = append(run, l)
+			if t := strings.TrimSpace(l); t != "" {
+				run = append(run, t)
 			}
+			laid = append(laid, strings.TrimRight(l, " \t"))
 		}
-		out = append(out, strings.Join(run, " "))
+		one := strings.Join(run, " ")
+		out = append(out, one)
+		if samples == nil {
+			samples = map[string][]string{}
+		}
+		samples[one] = laid
 		i = last + 1
 	}
-	return strings.Join(out, "\n")
+	return strings.Join(out, "\n"), samples
 }
 
 // laidOutLine reports a line set out rather than written that is not code (code is quoted

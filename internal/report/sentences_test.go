@@ -209,7 +209,7 @@ func TestJoinSamples(t *testing.T) {
 		{"code inside an open tag is the sample's", "<script>\nvar x = 1;\n</script>", "<script> var x = 1; </script>"},
 		{"code outside a tag is left alone", "var x = 1;\nvar y = 2;\n<br>", "var x = 1;\nvar y = 2;\n<br>"},
 	} {
-		if got := joinSamples(c.in); got != c.want {
+		if got, _ := joinSamples(c.in); got != c.want {
 			t.Errorf("%s: joinSamples(%q) = %q, want %q", c.name, c.in, got, c.want)
 		}
 	}
