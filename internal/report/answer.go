@@ -247,21 +247,26 @@ func Answer(in AnswerInput) AnswerOutput {
 	picked := selectPassages(cands, labels, len(aspects), budget)
 	body, order, quotes := renderAnswer(aspects, in.Sources, cands, picked, labels, in.OwnNumbers)
 	cov := coverage(aspects, as, cands, picked, idf, missing, v)
+	held := heldTerms(ix, idf, v)
+	for j := range cov {
+		cov[j].Unread = unreadWords(aspects[j], held)
+	}
+	return AnswerOutput{Body: body, Order: order, Quotes: quotes, Coverage: cov}
+}
+
+// heldTerms tells whether some source read holds a term, in a quotable sentence or its title.
+func heldTerms(ix sourceIndex, idf idfTable, v *callVocab) func(term string) bool {
 	inTitle := map[int32]bool{}
 	for _, t := range ix.title {
 		for _, l := range t {
 			inTitle[l] = true
 		}
 	}
-	held := func(term string) bool {
+	return func(term string) bool {
 		l := v.localOf([]string{term})[0]
 		_, ok := idf.of(l)
 		return ok || l >= 0 && inTitle[l]
 	}
-	for j := range cov {
-		cov[j].Unread = unreadWords(aspects[j], held)
-	}
-	return AnswerOutput{Body: body, Order: order, Quotes: quotes, Coverage: cov}
 }
 
 // answerEvidence is what an answer reads of its input before it weighs anything: the quotable
@@ -493,7 +498,9 @@ func inBlock(body, line string) bool {
 
 // blockLineOf is the line of body that sent (a sentence as text.Sentences writes it, its white
 // space folded) is, as body lays it out, when it is a line of a block of several: the next or
-// the line before is not blank. Its indentation and alignment are kept.
+// the line before is not blank. Its indentation and alignment are kept. It is inBlock's test on
+// the folded line, for showing the line; captionOnly keeps inBlock, which matches the text as
+// written and at its first place, as the answer was measured with.
 func blockLineOf(body, sent string) (string, bool) {
 	lines := strings.Split(body, "\n")
 	blank := func(i int) bool { return i < 0 || i >= len(lines) || strings.TrimSpace(lines[i]) == "" }
