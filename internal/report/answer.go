@@ -247,25 +247,42 @@ func Answer(in AnswerInput) AnswerOutput {
 	picked := selectPassages(cands, labels, len(aspects), budget)
 	body, order, quotes := renderAnswer(aspects, in.Sources, cands, picked, labels, in.OwnNumbers)
 	cov := coverage(aspects, as, cands, picked, idf, missing, v)
-	held := heldTerms(ix, idf, v)
+	held := heldTerms(in.Sources, ix, idf, v)
 	for j := range cov {
 		cov[j].Unread = unreadWords(aspects[j], held)
 	}
 	return AnswerOutput{Body: body, Order: order, Quotes: quotes, Coverage: cov}
 }
 
-// heldTerms tells whether some source read holds a term, in a quotable sentence or its title.
-func heldTerms(ix sourceIndex, idf idfTable, v *callVocab) func(term string) bool {
+// heldTerms tells whether some source read holds a term: in a quotable sentence or a title, or
+// else anywhere in its text (a heading, a question, a sentence too long to quote; read once,
+// and only when asked about a term the others lack).
+func heldTerms(sources []research.Source, ix sourceIndex, idf idfTable, v *callVocab) func(term string) bool {
 	inTitle := map[int32]bool{}
 	for _, t := range ix.title {
 		for _, l := range t {
 			inTitle[l] = true
 		}
 	}
+	var anywhere map[string]bool
 	return func(term string) bool {
 		l := v.localOf([]string{term})[0]
-		_, ok := idf.of(l)
-		return ok || l >= 0 && inTitle[l]
+		if _, ok := idf.of(l); ok || l >= 0 && inTitle[l] {
+			return true
+		}
+		if anywhere == nil {
+			anywhere = map[string]bool{}
+			for _, s := range sources {
+				body := s.Text
+				if strings.TrimSpace(body) == "" {
+					body = s.Snippet
+				}
+				for _, t := range text.Terms(body) {
+					anywhere[t] = true
+				}
+			}
+		}
+		return anywhere[term]
 	}
 }
 

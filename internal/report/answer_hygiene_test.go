@@ -427,15 +427,18 @@ func TestAnswerQuotesAConfigurationSampleWhole(t *testing.T) {
 
 // The coverage names, per aspect, the words no source read uses, as the question writes them: a
 // word only a title holds is read ("subprocess"), so is one in another inflection ("commands")
-// and one the evidence writes joined with its neighbour ("auto increment").
+// and one the evidence writes joined with its neighbour ("auto increment"), and one only a
+// sentence no answer quotes holds ("quickly", in a question).
 func TestAnswerNamesTheWordsNoSourceUses(t *testing.T) {
 	sources := []research.Source{
 		src(1, "Subprocess management", "The run function waits for the command to complete. If the timeout expires, the child process is killed and waited for."),
 		src(2, "Autoincrement", "The AUTOINCREMENT keyword imposes extra CPU and memory overhead."),
+		// a question is never quoted, but the source read uses its words
+		src(3, "Jobs", "Can jobs finish quickly? Each job runs in its own process and reports its status when it exits."),
 	}
 	out := Answer(AnswerInput{
-		Question: "How do I run several shell commands with subprocess and collect their output, what happens if one of them hangs, and does auto increment cost memory?",
-		Aspects:  []string{"How do I run several shell commands with subprocess and collect their output", "what happens if one of them hangs", "does auto increment cost memory"},
+		Question: "How do I run several shell commands with subprocess and collect their output quickly, what happens if one of them hangs, and does auto increment cost memory?",
+		Aspects:  []string{"How do I run several shell commands with subprocess and collect their output quickly", "what happens if one of them hangs", "does auto increment cost memory"},
 		Sources:  sources,
 	})
 	want := [][]string{{"several", "shell", "collect", "output"}, {"happens", "one", "hangs"}, {"cost"}}
