@@ -219,8 +219,10 @@ type candidate struct {
 	// blockLine marks text quoted only after what introduces it (captionOnly): a line of a
 	// code block or a table, folded
 	blockLine bool
-	// lines are the sentence as its passage lays it out, for a code block (parsed.lines)
+	// lines are the sentence as its passage lays it out, for a code block (parsed.lines), and
+	// layout a line that joins one after program text (parsed.layout)
 	lines   []string
+	layout  string
 	quality float64
 	pairs   [][2]int32 // adjacentPairs of text, by the lexicon's numbers
 	// gist is how much of what the evidence as a whole is about the sentence says, per
@@ -460,7 +462,7 @@ func answerCandidates(question string, sources []research.Source, aliases text.A
 				q = 0 // quoted only after the caption that introduces it (selectPassages' leadsIn)
 			}
 			out = append(out, candidate{src: i, idx: p.idx, sec: p.sec, heading: p.heading, text: p.text, terms: t, ids: ids,
-				quality: q, blockLine: p.block, pairs: p.pairs, lines: p.lines})
+				quality: q, blockLine: p.block, pairs: p.pairs, lines: p.lines, layout: p.layout})
 		}
 	}
 	return out
@@ -1518,15 +1520,19 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 
 // writeQuote writes one quote (group: consecutive sentences of a section, quote: them on one
 // line, escaped) as a bullet cited cite. Program text and configuration samples (a candidate's
-// lines) after prose are shown as the passage lays them out, in a code block under the bullet,
-// so that a reader can copy them: the prose before them on the bullet's line (the citation
-// alone when there is none), prose after them as a paragraph of the bullet. When text after the
-// first of them ends no sentence, it is likely program text the splitter read as prose
-// ("answer = args.square**2 if args.verbose:" between two lines of code), and the quote is
-// written on one line, as a block with holes would mislead.
+// lines), with the laid-out lines that follow them (an interpreter's output), are shown as the
+// passage lays them out, in a code block under the bullet, so that a reader can copy them: the
+// prose before them on the bullet's line (the citation alone when there is none), prose after
+// them as a paragraph of the bullet. When text after the first of them ends no sentence and is
+// not laid out, it is likely program text the splitter read as prose ("answer =
+// args.square**2 if args.verbose:" between two lines of code), and the quote is written on one
+// line, as a block with holes would mislead.
 func writeQuote(b *strings.Builder, cands []candidate, group []int, quote string, cite int) {
 	first := slices.IndexFunc(group, func(k int) bool { return cands[k].lines != nil })
-	if first < 0 || slices.ContainsFunc(group[first:], func(k int) bool { return cands[k].lines == nil && !endsSentence(cands[k].text) }) {
+	if first < 0 || slices.ContainsFunc(group[first:], func(k int) bool {
+		c := cands[k]
+		return c.lines == nil && c.layout == "" && !endsSentence(c.text)
+	}) {
 		fmt.Fprintf(b, "- %s [%d]\n", quote, cite)
 		return
 	}
@@ -1543,8 +1549,15 @@ func writeQuote(b *strings.Builder, cands []candidate, group []int, quote string
 	for i := 0; i < len(group); {
 		j := i + 1
 		code := cands[group[i]].lines != nil
-		for j < len(group) && (cands[group[j]].lines != nil) == code {
-			j++
+		if code {
+			// the block goes on through program text and the laid-out lines after it
+			for j < len(group) && (cands[group[j]].lines != nil || cands[group[j]].layout != "") {
+				j++
+			}
+		} else {
+			for j < len(group) && cands[group[j]].lines == nil {
+				j++
+			}
 		}
 		switch {
 		case i == 0 && !code:
@@ -1552,7 +1565,11 @@ func writeQuote(b *strings.Builder, cands []candidate, group []int, quote string
 		case code:
 			var lines []string
 			for _, k := range group[i:j] {
-				lines = append(lines, cands[k].lines...)
+				if c := cands[k]; c.lines != nil {
+					lines = append(lines, c.lines...)
+				} else {
+					lines = append(lines, c.layout)
+				}
 			}
 			writeCodeBlock(b, lines, "  ")
 		default:

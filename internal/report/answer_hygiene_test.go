@@ -308,12 +308,15 @@ func TestAnswerQuotesACodeBlockOnToItsEnd(t *testing.T) {
 		"Sorts are guaranteed to be stable. That means that when multiple records have the same key, their original order is preserved.\n\n"+
 			"This wonderful property lets you build complex sorts in a series of sorting steps. For example, to sort the student data by descending grade and then ascending age, do the age sort first and then sort again using grade:\n\n"+
 			">>> s = sorted(student_objects, key=attrgetter('age'))     # sort on secondary key\n"+
-			">>> sorted(s, key=attrgetter('grade'), reverse=True)       # now sort on primary key, descending\n\n"+
+			">>> sorted(s, key=attrgetter('grade'), reverse=True)       # now sort on primary key, descending\n"+
+			"[('dave', 'B', 10), ('jane', 'B', 12), ('john', 'A', 15)]\n\n"+
 			"The Timsort algorithm used in Python does multiple sorts efficiently because it can take advantage of any ordering already present in a dataset.")
 	body := Answer(AnswerInput{Question: "How do I sort records by several fields, some descending?", Sources: []research.Source{s}}).Body
-	// laid out as the page lays it out, in a code block under the caption's bullet
+	// laid out as the page lays it out, in a code block under the caption's bullet, with the
+	// interpreter's output
 	if !strings.Contains(body, "grade: [1]\n  ```\n  >>> s = sorted(student_objects, key=attrgetter('age'))     # sort on secondary key\n"+
-		"  >>> sorted(s, key=attrgetter('grade'), reverse=True)       # now sort on primary key, descending\n  ```\n") {
+		"  >>> sorted(s, key=attrgetter('grade'), reverse=True)       # now sort on primary key, descending\n"+
+		"  [('dave', 'B', 10), ('jane', 'B', 12), ('john', 'A', 15)]\n  ```\n") {
 		t.Errorf("the code block is cut after its first line, or not laid out:\n%s", body)
 	}
 }

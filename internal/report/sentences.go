@@ -29,6 +29,10 @@ type parsed struct {
 	// configuration sample whose lines the findings show as a code block: a sample's lines, or a
 	// line of code of several, with their indentation
 	lines []string
+	// layout is the sentence as its passage lays it out when it is a whole line of a block of
+	// several and ends no sentence (an interpreter's output, "[('dave', 'B', 10), ...]"): shown
+	// in a code block when it follows program text
+	layout string
 }
 
 // parsedCache remembers each source text's parsed sentences for the process: the answer gate
@@ -106,9 +110,11 @@ func splitParsed(body string, extracted bool) []parsed {
 			p := parsed{idx: k, sec: si, heading: sec.heading, text: sent, key: key, keyHash: keyHashOf(key),
 				terms: terms, ids: newTermIDs(terms), quality: sentenceQuality(sent, terms), block: captionOnly(extracted, body, sent),
 				pairs: internPairs(pairs), boiler: boilerplateBits(sent), lines: samples[sent]}
-			if p.lines == nil && extracted && looksLikeCode(sent) {
-				if raw, ok := blockLineOf(body, sent); ok {
+			if p.lines == nil && extracted && (looksLikeCode(sent) || !endsSentence(sent)) {
+				if raw, ok := blockLineOf(body, sent); ok && looksLikeCode(sent) {
 					p.lines = []string{raw}
+				} else if ok {
+					p.layout = raw
 				}
 			}
 			out = append(out, p)
