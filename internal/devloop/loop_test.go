@@ -84,7 +84,7 @@ func evidenceOf(ctx context.Context, x *corpus.Index, rs []search.Result) []rese
 // novelty instead of the default answer gate's share of the findings; QFILE=path reads the questions from a
 // file of your own, over the corpus of SET; DUMP=path appends per question a JSON line of each
 // round's answer-gate and learning scores, the report and evidence recall after 1..5 rounds and
-// how many new results each round found; SATQ=1 logs per question saturation's evidence and
+// how many new results each round found, with the question's aspect count; SATQ=1 logs per question saturation's evidence and
 // report recall and searches, "SAT id evidence report searches", to compare two runs question by
 // question,
 // to simulate other gates offline). Each set also reports its questions
