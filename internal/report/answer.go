@@ -516,15 +516,16 @@ func inBlock(body, line string) bool {
 }
 
 // blockLineOf is the line of body that sent (a sentence as text.Sentences writes it, its white
-// space folded) is, as body lays it out, when it is a line of a block of several: the next or
-// the line before is not blank. Its indentation and alignment are kept. It is inBlock's test on
-// the folded line, for showing the line; captionOnly keeps inBlock, which matches the text as
-// written and at its first place, as the answer was measured with.
-func blockLineOf(body, sent string) (string, bool) {
+// space folded) is, as body lays it out, when it is a whole line of body and, if several, a line
+// of a block of several: the next or the line before is not blank. Its indentation and alignment
+// are kept. It is inBlock's test on the folded line, for showing the line; captionOnly keeps
+// inBlock, which matches the text as written and at its first place, as the answer was measured
+// with.
+func blockLineOf(body, sent string, several bool) (string, bool) {
 	lines := strings.Split(body, "\n")
 	blank := func(i int) bool { return i < 0 || i >= len(lines) || strings.TrimSpace(lines[i]) == "" }
 	for i, l := range lines {
-		if strings.Join(strings.Fields(l), " ") == sent && (!blank(i-1) || !blank(i+1)) {
+		if strings.Join(strings.Fields(l), " ") == sent && (!several || !blank(i-1) || !blank(i+1)) {
 			return strings.TrimRight(l, " \t"), true
 		}
 	}
@@ -1523,13 +1524,14 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 // lines), with the laid-out lines that follow them (an interpreter's output), are shown as the
 // passage lays them out, in a code block under the bullet, so that a reader can copy them: the
 // prose before them on the bullet's line (the citation alone when there is none), prose after
-// them as a paragraph of the bullet. When text after the first of them ends no sentence and is
+// them as a paragraph of the bullet; one line alone ("$ git stash pop") stays on the bullet's
+// line. When text after the first of them ends no sentence and is
 // not laid out, it is likely program text the splitter read as prose ("answer =
 // args.square**2 if args.verbose:" between two lines of code), and the quote is written on one
 // line, as a block with holes would mislead.
 func writeQuote(b *strings.Builder, cands []candidate, group []int, quote string, cite int) {
 	first := slices.IndexFunc(group, func(k int) bool { return cands[k].lines != nil })
-	if first < 0 || slices.ContainsFunc(group[first:], func(k int) bool {
+	if first < 0 || len(group) == 1 && len(cands[group[0]].lines) == 1 || slices.ContainsFunc(group[first:], func(k int) bool {
 		c := cands[k]
 		return c.lines == nil && c.layout == "" && !endsSentence(c.text)
 	}) {

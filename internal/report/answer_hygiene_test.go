@@ -454,3 +454,33 @@ func TestAnswerNamesTheWordsNoSourceUses(t *testing.T) {
 		}
 	}
 }
+
+// Commands at a shell prompt after their caption are laid out in a code block, their comments
+// aligned as the page aligns them, and so is a command on a line of its own between two
+// sentences; a quote that is one line of code alone stays on its bullet's line.
+func TestAnswerLaysOutShellCommands(t *testing.T) {
+	s := corpusSource(1, "Git User Manual — Browsing revisions",
+		"The git-log command can show lists of commits. On its own, it shows all commits reachable from the parent commit; but you can also make more specific requests:\n\n"+
+			"$ git log v2.5..        # commits since (not reachable from) v2.5\n"+
+			"$ git log test..master  # commits reachable from master but not test\n\n"+
+			"See the --pretty option in the git-log man page for more display options of the commits it lists.")
+	alone := corpusSource(2, "git-bisect — Avoiding testing a commit",
+		"If you know that the suggested revision is not a good one to test, you can skip the commits listed from the revision.\n\n"+
+			"$ git bisect skip v2.5..v2.6\n\n"+
+			"This tells the bisect process that no commit after v2.5, up to and including v2.6, should be tested.")
+	body := Answer(AnswerInput{Question: "How do I list the commits since a release tag with git log, or skip commits while bisecting?", Sources: []research.Source{s, alone}}).Body
+	for _, want := range []string{
+		"requests: [1]\n  ```\n  $ git log v2.5..        # commits since (not reachable from) v2.5\n  $ git log test..master  # commits reachable from master but not test\n  ```\n",
+		"from the revision. [2]\n  ```\n  $ git bisect skip v2.5..v2.6\n  ```\n  This tells the bisect process",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the commands are not laid out:\n%s\nin\n%s", want, body)
+		}
+	}
+	var b strings.Builder
+	cands := []candidate{{text: "$ git stash pop", lines: []string{"  $ git stash pop"}}}
+	writeQuote(&b, cands, []int{0}, "$ git stash pop", 3)
+	if b.String() != "- $ git stash pop [3]\n" {
+		t.Errorf("one line of code alone: %q", b.String())
+	}
+}

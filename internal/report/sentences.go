@@ -110,8 +110,9 @@ func splitParsed(body string, extracted bool) []parsed {
 			p := parsed{idx: k, sec: si, heading: sec.heading, text: sent, key: key, keyHash: keyHashOf(key),
 				terms: terms, ids: newTermIDs(terms), quality: sentenceQuality(sent, terms), block: captionOnly(extracted, body, sent),
 				pairs: internPairs(pairs), boiler: boilerplateBits(sent), lines: samples[sent]}
-			if p.lines == nil && extracted && (looksLikeCode(sent) || !endsSentence(sent)) {
-				if raw, ok := blockLineOf(body, sent); ok && looksLikeCode(sent) {
+			if p.lines == nil && extracted && (looksLikeCode(sent) || isShellLine(sent) || !endsSentence(sent)) {
+				code := looksLikeCode(sent) || isShellLine(sent)
+				if raw, ok := blockLineOf(body, sent, !code); ok && code {
 					p.lines = []string{raw}
 				} else if ok {
 					p.layout = raw
@@ -255,3 +256,7 @@ func laidOutLine(l string) bool {
 	}
 	return smallWords(l) < 2
 }
+
+// isShellLine reports a command at a shell prompt ("$ git stash list"): quoted for itself (a
+// command is often the answer), and laid out with its block's other lines.
+func isShellLine(s string) bool { return strings.HasPrefix(s, "$ ") }
