@@ -1504,7 +1504,8 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 					quote += " " + cands[ps[j]].text
 				}
 				quote = escapeQuote(reListMarker.ReplaceAllString(quote, ""))
-				writeQuote(&b, cands, ps[i:j], quote, cite)
+				// a sample after a hole (a line too short to quote) belongs under the bullet before it
+				writeQuote(&b, cands, ps[i:j], quote, cite, i > 0 && cands[ps[i-1]].sec == sec)
 				quotes[n] = append(quotes[n], quote)
 				i = j
 			}
@@ -1525,11 +1526,13 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 // passage lays them out, in a code block under the bullet, so that a reader can copy them: the
 // prose before them on the bullet's line (the citation alone when there is none), prose after
 // them as a paragraph of the bullet; one line alone ("$ git stash pop") stays on the bullet's
-// line. When text after the first of them ends no sentence and is
+// line. A quote that opens with them goes under the bullet before it when under (after: a quote
+// of the same section was written just before), else under a bullet of its citation alone.
+// When text after the first of them ends no sentence and is
 // not laid out, it is likely program text the splitter read as prose ("answer =
 // args.square**2 if args.verbose:" between two lines of code), and the quote is written on one
 // line, as a block with holes would mislead.
-func writeQuote(b *strings.Builder, cands []candidate, group []int, quote string, cite int) {
+func writeQuote(b *strings.Builder, cands []candidate, group []int, quote string, cite int, under bool) {
 	first := slices.IndexFunc(group, func(k int) bool { return cands[k].lines != nil })
 	if first < 0 || len(group) == 1 && len(cands[group[0]].lines) == 1 || slices.ContainsFunc(group[first:], func(k int) bool {
 		c := cands[k]
@@ -1538,7 +1541,7 @@ func writeQuote(b *strings.Builder, cands []candidate, group []int, quote string
 		fmt.Fprintf(b, "- %s [%d]\n", quote, cite)
 		return
 	}
-	if cands[group[0]].lines != nil {
+	if cands[group[0]].lines != nil && !under {
 		fmt.Fprintf(b, "- [%d]\n", cite)
 	}
 	prose := func(from, to int) string {

@@ -413,6 +413,8 @@ func TestAnswerQuotesAConfigurationSampleWhole(t *testing.T) {
 		"  ```\n  <VirtualHost *:80>\n      ServerName www.example.com\n      DocumentRoot \"/www/domain\"\n  </VirtualHost>\n",
 		"  <VirtualHost *:80>\n      ServerName www.example.org\n      DocumentRoot \"/www/otherdomain\"\n\n  </VirtualHost>\n", // a blank line inside
 		"  <VirtualHost 172.20.30.40:8080>\n      ServerName www.example.com\n      DocumentRoot \"/www/domain-8080\"\n  </VirtualHost>\n  ```\n",
+		// under its caption's bullet, though "Listen 80" between them is too short to quote
+		"combination is determined. [2]\n  ```\n  <VirtualHost 172.20.30.40:80>\n",
 	} {
 		if !strings.Contains(body, sample) {
 			t.Errorf("the sample is not quoted whole, laid out:\n%s\nin\n%s", sample, body)
@@ -479,7 +481,7 @@ func TestAnswerLaysOutShellCommands(t *testing.T) {
 	}
 	var b strings.Builder
 	cands := []candidate{{text: "$ git stash pop", lines: []string{"  $ git stash pop"}}}
-	writeQuote(&b, cands, []int{0}, "$ git stash pop", 3)
+	writeQuote(&b, cands, []int{0}, "$ git stash pop", 3, false)
 	if b.String() != "- $ git stash pop [3]\n" {
 		t.Errorf("one line of code alone: %q", b.String())
 	}
