@@ -1520,18 +1520,19 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 	return strings.TrimSpace(b.String()) + "\n", order, quotes
 }
 
-// writeQuote writes one quote (group: consecutive sentences of a section, quote: them on one
+// writeQuote writes one quote (group: consecutive sentences of a section; quote: them on one
 // line, escaped) as a bullet cited cite. Program text and configuration samples (a candidate's
-// lines), with the laid-out lines that follow them (an interpreter's output), are shown as the
-// passage lays them out, in a code block under the bullet, so that a reader can copy them: the
-// prose before them on the bullet's line (the citation alone when there is none), prose after
-// them as a paragraph of the bullet; one line alone ("$ git stash pop") stays on the bullet's
-// line. A quote that opens with them goes under the bullet before it when under (after: a quote
-// of the same section was written just before), else under a bullet of its citation alone.
-// When text after the first of them ends no sentence and is
-// not laid out, it is likely program text the splitter read as prose ("answer =
-// args.square**2 if args.verbose:" between two lines of code), and the quote is written on one
-// line, as a block with holes would mislead.
+// lines), with the laid-out lines after them (an interpreter's output), are shown as the passage
+// lays them out, in a code block under the bullet, so that a reader can copy them:
+//   - prose before them goes on the bullet's line, prose after them in a paragraph of the bullet;
+//   - a quote that opens with them goes under the bullet before it when under is set (that
+//     bullet quotes the same section, and a line too short to quote left the hole between), else
+//     under a bullet holding its citation alone;
+//   - one line of code quoted alone ("$ git stash pop") stays on the bullet's line;
+//   - when text after the first of them ends no sentence and is not laid out, it is likely
+//     program text the splitter read as prose ("answer = args.square**2 if args.verbose:"
+//     between two lines of code), and the quote is written on one line: a block with holes
+//     would mislead.
 func writeQuote(b *strings.Builder, cands []candidate, group []int, quote string, cite int, under bool) {
 	first := slices.IndexFunc(group, func(k int) bool { return cands[k].lines != nil })
 	if first < 0 || len(group) == 1 && len(cands[group[0]].lines) == 1 || slices.ContainsFunc(group[first:], func(k int) bool {
