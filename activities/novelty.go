@@ -26,12 +26,14 @@ type NoveltyInput struct {
 	Aspects     []string `json:"aspects,omitempty"`
 	Known       []string `json:"known,omitempty"`
 	KnownRounds int      `json:"known_rounds,omitempty"`
-	// Sources (every accepted result so far, in the order they joined), Rounds (the rounds so
-	// far and this one, whose rankings fuse into the prior as Synthesize fuses them) and Budget
-	// feed the answer method, with Question and Aspects.
-	Sources []search.Result `json:"sources,omitempty"`
-	Rounds  []RoundRecord   `json:"rounds,omitempty"`
-	Budget  int             `json:"budget,omitempty"`
+	// Sources (every accepted result so far, in the order they joined), SourceRounds (per
+	// source, the round that found it; absent from an older caller), Rounds (the rounds so far
+	// and this one, whose rankings fuse into the prior as Synthesize fuses them) and Budget feed
+	// the answer method, with Question and Aspects.
+	Sources      []search.Result `json:"sources,omitempty"`
+	SourceRounds []int           `json:"source_rounds,omitempty"`
+	Rounds       []RoundRecord   `json:"rounds,omitempty"`
+	Budget       int             `json:"budget,omitempty"`
 }
 
 // NoveltyOutput is the score (0-10) and how it was reached.
@@ -130,13 +132,24 @@ func learningNovelty(in NoveltyInput) NoveltyOutput {
 // the prior, searchPrior), and scores the round by the share of the findings its new passages wrote
 // (novelty.ShareScore: 3 for a tenth).
 func (a *Activities) answerNovelty(ctx context.Context, in NoveltyInput) NoveltyOutput {
+	// each source with the round that found it, as Synthesize reads them: this round's are the
+	// last round record's (none from an older caller, which weighs every source alike)
 	sources := make([]research.Source, 0, len(in.Sources)+len(in.Results))
-	for _, r := range in.Sources {
-		sources = append(sources, research.Source{N: len(sources) + 1, Result: r})
+	rounds := len(in.SourceRounds) == len(in.Sources) && len(in.Rounds) > 0
+	for i, r := range in.Sources {
+		s := research.Source{N: len(sources) + 1, Result: r}
+		if rounds {
+			s.Round = in.SourceRounds[i]
+		}
+		sources = append(sources, s)
 	}
 	known := len(sources)
 	for _, r := range in.Results {
-		sources = append(sources, research.Source{N: len(sources) + 1, Result: r})
+		s := research.Source{N: len(sources) + 1, Result: r}
+		if rounds {
+			s.Round = in.Rounds[len(in.Rounds)-1].Round
+		}
+		sources = append(sources, s)
 	}
 	a.readPassages(ctx, sources)
 	ans := report.Answer(report.AnswerInput{Question: in.Question, Aspects: in.Aspects, Sources: sources,

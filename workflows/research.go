@@ -890,6 +890,7 @@ func (r *run) score(ctx workflow.Context, rec *research.Round, fresh []search.Re
 		in.Budget, in.Rounds = r.cfg.FindingsBudget, append(slices.Clone(r.progress.Rounds), *rec)
 		for _, s := range r.sources {
 			in.Sources = append(in.Sources, s.Result)
+			in.SourceRounds = append(in.SourceRounds, s.Round)
 		}
 	}
 	var out activities.NoveltyOutput

@@ -153,9 +153,16 @@ func TestLoop(t *testing.T) {
 		for _, q := range qs {
 			asp, fresh, hits, prev := searchRounds(ctx, t, x, q.Question, max(rounds, strategyRounds), limit)
 			// evidenceAt is the evidence after the first k rounds, as the worker hands it to the
-			// answer, with each source's fused search rank; expand adds EXPAND/NEIGH's passages
+			// answer, with each source's fused search rank and the round that found it; expand adds
+			// EXPAND/NEIGH's passages
 			evidenceAt := func(k int, expand bool) ([]research.Source, []float64) {
 				rs := flatten(fresh[:min(k, len(fresh))])
+				roundOf := map[string]int{}
+				for ri, f := range fresh[:min(k, len(fresh))] {
+					for _, r := range f {
+						roundOf[r.DocID] = ri + 1
+					}
+				}
 				fused := report.FusedRanks(hits[:min(k, len(hits))], report.RoundWeights(len(hits)))
 				if expand {
 					rs = expandPages(ctx, x, rs, fused)
@@ -164,7 +171,11 @@ func TestLoop(t *testing.T) {
 				for _, r := range rs {
 					pr = append(pr, fused[r.DocID])
 				}
-				return evidenceOf(ctx, x, rs), pr
+				ev := evidenceOf(ctx, x, rs)
+				for i := range ev {
+					ev[i].Round = roundOf[ev[i].DocID]
+				}
+				return ev, pr
 			}
 			// the strategies: the answer after the first k rounds, written once per k (the
 			// strategies, EVK and the expected saturation ask for the same k several times)

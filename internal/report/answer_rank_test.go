@@ -478,3 +478,23 @@ func namedTitlesFor(question string, sources []research.Source) ([]float64, floa
 	idf := sentenceIDF(cands, v)
 	return namedTitles(sources, newAsked(v, text.Terms(question)), idf, missingWeight(idf), v)
 }
+
+// A passage only a later round found (an aspect's or feedback query's) weighs less when the
+// answer picks passages: matching the aspect's words one for one ("file", "look like") does not
+// put it before the passage the whole question's search found.
+func TestAnswerWeighsLaterRoundsLess(t *testing.T) {
+	file := src(1, "The Password File", "The file .pgpass in a user's home directory can contain passwords to be used if the connection requires a password. Each line of the file has the format hostname:port:database:username:password.")
+	other := src(2, "Extension files", "The control file of an extension should look like this example: each line of the file sets one parameter.")
+	first := func(round int) int {
+		other.Round = round
+		file.Round = 1
+		out := Answer(AnswerInput{Question: "What does the password file have to look like?", Sources: []research.Source{file, other}})
+		return out.Order[0]
+	}
+	if n := first(1); n != 2 {
+		t.Fatalf("found by the first round, the control file's passage should be quoted first (matching every word), got source %d", n)
+	}
+	if n := first(2); n != 1 {
+		t.Errorf("found only by round 2, the control file's passage is still quoted before the password file's")
+	}
+}
