@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sated-dev/sated/internal/config"
@@ -26,14 +27,13 @@ type NoveltyInput struct {
 	Aspects     []string `json:"aspects,omitempty"`
 	Known       []string `json:"known,omitempty"`
 	KnownRounds int      `json:"known_rounds,omitempty"`
-	// Sources (every accepted result so far, in the order they joined), SourceRounds (per
-	// source, the round that found it; absent from an older caller), Rounds (the rounds so far
-	// and this one, whose rankings fuse into the prior as Synthesize fuses them) and Budget feed
-	// the answer method, with Question and Aspects.
-	Sources      []search.Result `json:"sources,omitempty"`
-	SourceRounds []int           `json:"source_rounds,omitempty"`
-	Rounds       []RoundRecord   `json:"rounds,omitempty"`
-	Budget       int             `json:"budget,omitempty"`
+	// Sources (every accepted result so far, in the order they joined, each with the round that
+	// found it; an older caller sent the results alone, round 0), Rounds (the rounds so far and
+	// this one, whose rankings fuse into the prior as Synthesize fuses them) and Budget feed the
+	// answer method, with Question and Aspects.
+	Sources []Source      `json:"sources,omitempty"`
+	Rounds  []RoundRecord `json:"rounds,omitempty"`
+	Budget  int           `json:"budget,omitempty"`
 }
 
 // NoveltyOutput is the score (0-10) and how it was reached.
@@ -133,15 +133,12 @@ func learningNovelty(in NoveltyInput) NoveltyOutput {
 // (novelty.ShareScore: 3 for a tenth).
 func (a *Activities) answerNovelty(ctx context.Context, in NoveltyInput) NoveltyOutput {
 	// each source with the round that found it, as Synthesize reads them: this round's are the
-	// last round record's (none from an older caller, which weighs every source alike)
+	// last round record's (none when an older caller sent sources without rounds, which weighs
+	// every source alike)
 	sources := make([]research.Source, 0, len(in.Sources)+len(in.Results))
-	rounds := len(in.SourceRounds) == len(in.Sources) && len(in.Rounds) > 0
-	for i, r := range in.Sources {
-		s := research.Source{N: len(sources) + 1, Result: r}
-		if rounds {
-			s.Round = in.SourceRounds[i]
-		}
-		sources = append(sources, s)
+	rounds := len(in.Rounds) > 0 && !slices.ContainsFunc(in.Sources, func(s Source) bool { return s.Round == 0 })
+	for _, s := range in.Sources {
+		sources = append(sources, research.Source{N: len(sources) + 1, Result: s.Result, Round: s.Round})
 	}
 	known := len(sources)
 	for _, r := range in.Results {

@@ -19,11 +19,11 @@ func TestAnswerNoveltyReadsTheRoundsSourcesCameFrom(t *testing.T) {
 	fresh := search.Result{Title: "Extension files", URL: "https://docs.example/extend",
 		Snippet: "The control file of an extension should look like this example: each line of the file sets one parameter."}
 	in := NoveltyInput{Method: config.NoveltyAnswer, Question: "What does the password file have to look like?",
-		Sources: []search.Result{known}, Results: []search.Result{fresh},
+		Sources: []Source{{Result: known}}, Results: []search.Result{fresh},
 		Rounds: []RoundRecord{{Round: 1}, {Round: 2}}, Budget: 250}
 	a := &Activities{}
 	alike := a.answerNovelty(context.Background(), in) // an older caller: every source weighs alike
-	in.SourceRounds = []int{1}
+	in.Sources[0].Round = 1
 	weighed := a.answerNovelty(context.Background(), in)
 	require.Greater(t, alike.Score, 0.0, "weighed alike, round 2's passage is quoted")
 	require.Less(t, weighed.Score, alike.Score, "found only by round 2, its passage weighs less")

@@ -889,8 +889,7 @@ func (r *run) score(ctx workflow.Context, rec *research.Round, fresh []search.Re
 		// round's new ones, ranked by the rounds' searches so far and this one's
 		in.Budget, in.Rounds = r.cfg.FindingsBudget, append(slices.Clone(r.progress.Rounds), *rec)
 		for _, s := range r.sources {
-			in.Sources = append(in.Sources, s.Result)
-			in.SourceRounds = append(in.SourceRounds, s.Round)
+			in.Sources = append(in.Sources, Source{Result: s.Result, Round: s.Round}) // not its page text
 		}
 	}
 	var out activities.NoveltyOutput

@@ -272,8 +272,8 @@ func Answer(in AnswerInput) AnswerOutput {
 }
 
 // heldTerms tells whether some source read holds a term: in a quotable sentence or a title, or
-// else anywhere in its text (a heading, a question, a sentence too long to quote; read once,
-// and only when asked about a term the others lack).
+// else anywhere in its text (a heading, a question, a sentence too long to quote), as the parsed
+// texts' cache holds its terms.
 func heldTerms(sources []research.Source, ix sourceIndex, idf idfTable, v *callVocab) func(term string) bool {
 	inTitle := map[int32]bool{}
 	for _, t := range ix.title {
@@ -281,25 +281,26 @@ func heldTerms(sources []research.Source, ix sourceIndex, idf idfTable, v *callV
 			inTitle[l] = true
 		}
 	}
-	var anywhere map[string]bool
+	var texts []parsedText // read when first asked about a term the others lack
 	return func(term string) bool {
 		l := v.localOf([]string{term})[0]
 		if _, ok := idf.of(l); ok || l >= 0 && inTitle[l] {
 			return true
 		}
-		if anywhere == nil {
-			anywhere = map[string]bool{}
+		g := lookupTerms([]string{term})[0]
+		if g < 0 {
+			return false // no text read has it
+		}
+		if texts == nil {
 			for _, s := range sources {
 				body := s.Text
 				if strings.TrimSpace(body) == "" {
 					body = s.Snippet
 				}
-				for _, t := range text.Terms(body) {
-					anywhere[t] = true
-				}
+				texts = append(texts, parseSource(body, s.Indexed()))
 			}
 		}
-		return anywhere[term]
+		return slices.ContainsFunc(texts, func(p parsedText) bool { return p.uses(g) })
 	}
 }
 
@@ -454,7 +455,7 @@ func answerCandidates(question string, sources []research.Source, aliases text.A
 		if strings.TrimSpace(body) == "" {
 			body = s.Snippet
 		}
-		parsedOf[i] = parseSource(body, s.Indexed())
+		parsedOf[i] = parseSource(body, s.Indexed()).sents
 		n += len(parsedOf[i])
 	}
 	seen := quotedKeys{byHash: make(map[uint64]string, n)}
@@ -530,18 +531,33 @@ func inBlock(body, line string) bool {
 	return false
 }
 
-// blockLineOf is the line of body that sent (a sentence as text.Sentences writes it, its white
-// space folded) is, as body lays it out, when it is a whole line of body and, if several, a line
-// of a block of several: the next or the line before is not blank. Its indentation and alignment
-// are kept. It is inBlock's test on the folded line, for showing the line; captionOnly keeps
-// inBlock, which matches the text as written and at its first place, as the answer was measured
-// with.
-func blockLineOf(body, sent string, several bool) (string, bool) {
-	lines := strings.Split(body, "\n")
-	blank := func(i int) bool { return i < 0 || i >= len(lines) || strings.TrimSpace(lines[i]) == "" }
-	for i, l := range lines {
-		if strings.Join(strings.Fields(l), " ") == sent && (!several || !blank(i-1) || !blank(i+1)) {
-			return strings.TrimRight(l, " \t"), true
+// layout is a text's lines, each folded as text.Sentences folds white space, to find the line a
+// sentence is as the text lays it out; built once per text, since every line of code or of a
+// table asks.
+type layout struct {
+	lines  []string
+	folded map[string][]int // a folded line to the indices of the lines it folds from
+}
+
+func newLayout(body string) *layout {
+	l := &layout{lines: strings.Split(body, "\n"), folded: map[string][]int{}}
+	for i, line := range l.lines {
+		f := strings.Join(strings.Fields(line), " ")
+		l.folded[f] = append(l.folded[f], i)
+	}
+	return l
+}
+
+// lineOf is the line that sent (a sentence as text.Sentences writes it, its white space folded)
+// is, as the text lays it out, when it is a whole line and, if several, a line of a block of
+// several: the next or the line before is not blank. Its indentation and alignment are kept. It
+// is inBlock's test on the folded line, for showing the line; captionOnly keeps inBlock, which
+// matches the text as written and at its first place, as the answer was measured with.
+func (l *layout) lineOf(sent string, several bool) (string, bool) {
+	blank := func(i int) bool { return i < 0 || i >= len(l.lines) || strings.TrimSpace(l.lines[i]) == "" }
+	for _, i := range l.folded[sent] {
+		if !several || !blank(i-1) || !blank(i+1) {
+			return strings.TrimRight(l.lines[i], " \t"), true
 		}
 	}
 	return "", false

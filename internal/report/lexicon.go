@@ -107,7 +107,7 @@ func beginAnswer() (end func()) {
 		if len(lexicon.words) >= maxLexicon {
 			lexicon.ids, lexicon.words, lexicon.ident = map[string]int32{}, nil, nil
 			parsedCache.Lock()
-			parsedCache.texts = map[parsedKey][]parsed{}
+			parsedCache.texts = map[parsedKey]parsedText{}
 			parsedCache.Unlock()
 			titleCache.Lock()
 			titleCache.m = map[string]*titleInfo{}

@@ -41,8 +41,22 @@ type parsed struct {
 // findings are the same with or without it.
 var parsedCache = struct {
 	sync.Mutex
-	texts map[parsedKey][]parsed
-}{texts: map[parsedKey][]parsed{}}
+	texts map[parsedKey]parsedText
+}{texts: map[parsedKey]parsedText{}}
+
+// parsedText is one source text as the answer reads it: its quotable sentences, and every term
+// of the whole text (text.Terms) by the lexicon's numbers, each once and sorted, for asking
+// whether the text uses a word anywhere (a heading, a question, a sentence too long to quote).
+type parsedText struct {
+	sents []parsed
+	terms []int32
+}
+
+// uses reports whether the text holds the term of lexicon number g.
+func (p parsedText) uses(g int32) bool {
+	_, ok := slices.BinarySearch(p.terms, g)
+	return ok
+}
 
 type parsedKey struct {
 	text      string
@@ -57,8 +71,8 @@ type parsedKey struct {
 const maxParsedTexts = 4096
 
 // parseSource is body's quotable sentences (extracted: a corpus passage, cut at its inner
-// headings), cached by text.
-func parseSource(body string, extracted bool) []parsed {
+// headings) and its terms, cached by text.
+func parseSource(body string, extracted bool) parsedText {
 	key := parsedKey{body, extracted}
 	parsedCache.Lock()
 	got, ok := parsedCache.texts[key]
@@ -66,11 +80,15 @@ func parseSource(body string, extracted bool) []parsed {
 	if ok {
 		return got
 	}
-	out := splitParsed(body, extracted)
+	words := text.Content(body)
+	for i, w := range words {
+		words[i] = text.StemCached(w)
+	}
+	out := parsedText{sents: splitParsed(body, extracted), terms: sortedSet(intern(words))}
 	parsedCache.Lock()
 	defer parsedCache.Unlock()
 	if len(parsedCache.texts) >= maxParsedTexts {
-		parsedCache.texts = map[parsedKey][]parsed{}
+		parsedCache.texts = map[parsedKey]parsedText{}
 	}
 	parsedCache.texts[key] = out
 	return out
@@ -94,6 +112,7 @@ func splitParsed(body string, extracted bool) []parsed {
 		if extracted {
 			body, samples = joinSamples(body)
 		}
+		var laid *layout // the section's lines, when a sentence asks
 		for _, sent := range text.Sentences(body) {
 			k++
 			sent = strings.TrimSpace(strings.TrimRight(sent, " …"))
@@ -110,9 +129,11 @@ func splitParsed(body string, extracted bool) []parsed {
 			p := parsed{idx: k, sec: si, heading: sec.heading, text: sent, key: key, keyHash: keyHashOf(key),
 				terms: terms, ids: newTermIDs(terms), quality: sentenceQuality(sent, terms), block: captionOnly(extracted, body, sent),
 				pairs: internPairs(pairs), boiler: boilerplateBits(sent), lines: samples[sent]}
-			if p.lines == nil && extracted && (looksLikeCode(sent) || isShellLine(sent) || !endsSentence(sent)) {
-				code := looksLikeCode(sent) || isShellLine(sent)
-				if raw, ok := blockLineOf(body, sent, !code); ok && code {
+			if code := looksLikeCode(sent) || isShellLine(sent); p.lines == nil && extracted && (code || !endsSentence(sent)) {
+				if laid == nil {
+					laid = newLayout(body)
+				}
+				if raw, ok := laid.lineOf(sent, !code); ok && code {
 					p.lines = []string{raw}
 				} else if ok {
 					p.layout = raw

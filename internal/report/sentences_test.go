@@ -17,7 +17,7 @@ import (
 
 func clearParsedCache() {
 	parsedCache.Lock()
-	parsedCache.texts = map[parsedKey][]parsed{}
+	parsedCache.texts = map[parsedKey]parsedText{}
 	parsedCache.Unlock()
 }
 
