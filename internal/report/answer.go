@@ -263,6 +263,14 @@ func Answer(in AnswerInput) AnswerOutput {
 	weighLaterRounds(cands, in.Sources)
 	picked := selectPassages(cands, labels, len(aspects), budget)
 	body, order, quotes := renderAnswer(aspects, in.Sources, cands, picked, labels, in.OwnNumbers)
+	// the picking charges each quote an estimate of what it writes (its bullet and citation,
+	// a label's line, 60 characters an aspect's heading); code blocks' fences and indentation,
+	// escapes and long headings can take the findings past the budget: the last picks go
+	// until they fit
+	for len(body) > budget && len(picked) > 0 {
+		picked = dropLastPick(cands, picked)
+		body, order, quotes = renderAnswer(aspects, in.Sources, cands, picked, labels, in.OwnNumbers)
+	}
 	cov := coverage(aspects, as, cands, picked, idf, missing, v)
 	held := heldTerms(in.Sources, ix, idf, v)
 	for j := range cov {
@@ -1398,6 +1406,19 @@ func selectPassages(cands []candidate, labels labelling, naspects, budget int) [
 		spent += quoteCost(*c)
 	}
 	return picked
+}
+
+// dropLastPick removes the last quote picked, and with it the caption it was picked to
+// complete (a caption is never quoted without the sentence after it).
+func dropLastPick(cands []candidate, picked []int) []int {
+	n := len(picked)
+	cands[picked[n-1]].picked = false
+	n--
+	if n > 0 && picked[n-1] == picked[n]-1 && leadsIn(cands[picked[n-1]].text) {
+		cands[picked[n-1]].picked = false
+		n--
+	}
+	return picked[:n]
 }
 
 // passageQuota is how many characters the i-th passage chosen (from 0) may quote from a

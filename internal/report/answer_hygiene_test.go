@@ -486,3 +486,39 @@ func TestAnswerLaysOutShellCommands(t *testing.T) {
 		t.Errorf("one line of code alone: %q", b.String())
 	}
 }
+
+// TestAnswerFindingsFitTheBudget: the findings as written (code blocks' fences and indentation,
+// escapes, labels, the aspects' headings) never run past the budget, whatever it is.
+func TestAnswerFindingsFitTheBudget(t *testing.T) {
+	host := func(name, root string) string {
+		return "<VirtualHost *:80>\n        ServerName " + name + "\n        ServerAlias *." + name + "\n        DocumentRoot \"" + root + "\"\n        <Directory \"" + root + "\">\n                Require all granted\n        </Directory>\n</VirtualHost>"
+	}
+	names := corpusSource(1, "VirtualHost Examples — Running several name-based web sites on a single IP address",
+		"Your server has a single IP address, and multiple aliases (CNAMES) point to this machine in DNS. You want to run a web server for www.example.com and www.example.org on this machine.\n\n"+
+			host("www.example.com", "/www/domain")+"\n\n"+host("www.example.org", "/www/otherdomain")+"\n\n"+
+			"The *asterisks* in the [ServerAlias] lines match every subdomain of the name.")
+	ports := corpusSource(2, "VirtualHost Examples — Running different sites on different ports",
+		"You have multiple domains going to the same IP and also want to serve multiple ports. The example below illustrates that the name-matching takes place after the best matching IP address and port combination is determined.\n\n"+
+			host("www.example.net", "/www/domain-80")+"\n\n"+host("www.example.edu", "/www/domain-8080"))
+	// the aspects' headings are longer than the picking's estimate of them
+	aspects := []string{"We have a single IP address and several domain names pointing at this one machine in DNS, and each name needs its own web site",
+		"how do we run different web sites on different ports of that same address and keep the *name-matching* of requests working"}
+	q := strings.Join(aspects, ", and ") + "?"
+	sources := []research.Source{names, ports}
+	if full := Answer(AnswerInput{Question: q, Aspects: aspects, Sources: sources}).Body; !strings.Contains(full, "```") || !strings.Contains(full, "### ") {
+		t.Fatalf("the fixture no longer lays out a code block under an aspect's heading:\n%s", full)
+	}
+	over := 0
+	for budget := 100; budget <= 1600; budget += 5 {
+		body := Answer(AnswerInput{Question: q, Aspects: aspects, Sources: sources, Budget: budget}).Body
+		if len(body) > budget {
+			over++
+			if over <= 2 {
+				t.Errorf("budget %d: the findings are %d characters:\n%s", budget, len(body), body)
+			}
+		}
+	}
+	if over > 0 {
+		t.Errorf("%d budgets overrun", over)
+	}
+}
