@@ -235,10 +235,15 @@ type candidate struct {
 	blockLine bool
 	// lines are the sentence as its passage lays it out, for a code block (parsed.lines), and
 	// layout a line that joins one after program text (parsed.layout)
-	lines   []string
-	layout  string
-	quality float64
-	pairs   [][2]int32 // adjacentPairs of text, by the lexicon's numbers
+	lines  []string
+	layout string
+	// after are the block's lines after the candidate's own that no candidate holds (shown
+	// with it), line its line in its section's layout and nextLine the line after those (-1
+	// when not laid out): a candidate whose line is another's nextLine follows it
+	after          []string
+	line, nextLine int
+	quality        float64
+	pairs          [][2]int32 // adjacentPairs of text, by the lexicon's numbers
 	// gist is how much of what the evidence as a whole is about the sentence says, per
 	// character: the weight of its terms in the evidence centroid, over the root of its length
 	gist float64
@@ -486,7 +491,7 @@ func answerCandidates(question string, sources []research.Source, aliases text.A
 				q = 0 // quoted only after the caption that introduces it (selectPassages' leadsIn)
 			}
 			out = append(out, candidate{src: i, idx: p.idx, sec: p.sec, heading: p.heading, text: p.text, terms: t, ids: ids,
-				quality: q, blockLine: p.block, pairs: p.pairs, lines: p.lines, layout: p.layout})
+				quality: q, blockLine: p.block, pairs: p.pairs, lines: p.lines, layout: p.layout, after: p.after, line: p.line, nextLine: p.nextLine})
 		}
 	}
 	return out
@@ -561,14 +566,42 @@ func newLayout(body string) *layout {
 // several: the next or the line before is not blank. Its indentation and alignment are kept. It
 // is inBlock's test on the folded line, for showing the line; captionOnly keeps inBlock, which
 // matches the text as written and at its first place, as the answer was measured with.
-func (l *layout) lineOf(sent string, several bool) (string, bool) {
+func (l *layout) lineOf(sent string, several bool) (string, int) {
 	blank := func(i int) bool { return i < 0 || i >= len(l.lines) || strings.TrimSpace(l.lines[i]) == "" }
 	for _, i := range l.folded[sent] {
 		if !several || !blank(i-1) || !blank(i+1) {
-			return strings.TrimRight(l.lines[i], " \t"), true
+			return strings.TrimRight(l.lines[i], " \t"), i
 		}
 	}
-	return "", false
+	return "", -1
+}
+
+// rePrompt matches a line at an interpreter's or a shell's prompt: ">>> ", "... ", "$ ".
+var rePrompt = regexp.MustCompile(`^\s*(>>>|\.\.\.|\$)( |$)`)
+
+// maxAfterLines bounds the lines a code block shows after a quoted line that no sentence of
+// the passage quotes.
+const maxAfterLines = 8
+
+// linesAfter are the lines of the block after line i that no quotable sentence holds (quotable:
+// the section's sentences, folded; prose: those of them that are not laid out): a continuation
+// too short to quote ("...   ('third', 3)])"), an interpreter's short output ("False"), up to a
+// blank line, the next quotable sentence or a line of prose; and the index of the line after
+// them. Only after an interpreter's or a shell's prompt, or its output.
+func (l *layout) linesAfter(i int, quotable map[string]bool, prose []string) ([]string, int) {
+	var out []string
+	j := i + 1
+	if !rePrompt.MatchString(l.lines[i]) && (i == 0 || !rePrompt.MatchString(l.lines[i-1])) {
+		return nil, j
+	}
+	for ; j < len(l.lines) && len(out) < maxAfterLines; j++ {
+		f := strings.Join(strings.Fields(l.lines[j]), " ")
+		if f == "" || quotable[f] || slices.ContainsFunc(prose, func(p string) bool { return strings.Contains(p, f) }) {
+			break
+		}
+		out = append(out, strings.TrimRight(l.lines[j], " \t"))
+	}
+	return out, j
 }
 
 // section is a run of a passage's text and the heading it sits under: "" for the passage's
@@ -1204,7 +1237,19 @@ func isIdentifier(t string) bool {
 }
 
 // quoteCost is the characters one quote adds to the findings: the bullet, the citation, the line.
-func quoteCost(c candidate) int { return len(c.text) + 8 }
+func quoteCost(c candidate) int {
+	n := len(c.text) + 8
+	for _, l := range c.after {
+		n += len(l) + 1
+	}
+	return n
+}
+
+// follows reports whether candidate b comes right after a in their passage: the next
+// sentence, or the next line after a's block lines (a.after) no candidate holds.
+func follows(a, b candidate) bool {
+	return a.src == b.src && a.sec == b.sec && (b.idx == a.idx+1 || a.nextLine >= 0 && b.line == a.nextLine)
+}
 
 // rrfK is the reciprocal-rank fusion constant: small, since only the first hits of a search
 // are worth much in a documentation corpus.
@@ -1275,7 +1320,7 @@ func selectPassages(cands []candidate, labels labelling, naspects, budget int) [
 	next := make([]int, len(cands))
 	for k := range cands {
 		next[k] = -1
-		if k+1 < len(cands) && cands[k+1].src == cands[k].src && cands[k+1].idx == cands[k].idx+1 && cands[k+1].sec == cands[k].sec {
+		if k+1 < len(cands) && follows(cands[k], cands[k+1]) {
 			next[k] = k + 1
 		}
 	}
@@ -1552,7 +1597,7 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 				}
 				quote := cands[ps[i]].text
 				j := i + 1
-				for ; j < len(ps) && cands[ps[j]].idx == cands[ps[j-1]].idx+1 && cands[ps[j]].sec == sec; j++ {
+				for ; j < len(ps) && follows(cands[ps[j-1]], cands[ps[j]]); j++ {
 					quote += " " + cands[ps[j]].text
 				}
 				quote = escapeQuote(reListMarker.ReplaceAllString(quote, ""))
@@ -1628,6 +1673,7 @@ func writeQuote(b *strings.Builder, cands []candidate, group []int, quote string
 				} else {
 					lines = append(lines, c.layout)
 				}
+				lines = append(lines, cands[k].after...)
 			}
 			writeCodeBlock(b, lines, "  ")
 		default:

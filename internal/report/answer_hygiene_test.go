@@ -522,3 +522,37 @@ func TestAnswerFindingsFitTheBudget(t *testing.T) {
 		t.Errorf("%d budgets overrun", over)
 	}
 }
+
+// An interpreter session is quoted with the lines no sentence holds: a call's continuation
+// lines and its short output ("False"), too short to quote alone, stay in the code block, and
+// the output line after them joins it; prose after the block, even on the next line and
+// wrapped, is not taken into it.
+func TestAnswerShowsAnInterpretersShortLines(t *testing.T) {
+	dicts := corpusSource(1, "collections — OrderedDict objects",
+		"Ordered dictionaries remember the order in which their keys were inserted, and equality between two of them checks that order too:\n\n"+
+			">>> from collections import OrderedDict\n"+
+			">>> d = OrderedDict([('first', 1),\n"+
+			"...                  ('second', 2)])\n"+
+			">>> d.items()\n"+
+			"[('first', 1), ('second', 2), ('third', 3)]\n\n"+
+			"Plain dictionaries keep insertion order too since Python 3.7.")
+	sums := corpusSource(2, "math — Floating point sums",
+		"Summing floating point numbers with math.fsum tracks the lost digits of the running total, unlike sum:\n\n"+
+			">>> sum([0.1] * 10) == 1.0\n"+
+			"False\n"+
+			"Plain sum loses the digits of each\n"+
+			"addition, so compare its floating point results with math.isclose instead.")
+	body := Answer(AnswerInput{Question: "How do ordered dictionaries remember insertion order, and does summing floating point numbers with math.fsum lose digits?",
+		Sources: []research.Source{dicts, sums}}).Body
+	for _, want := range []string{
+		"  >>> d = OrderedDict([('first', 1),\n  ...                  ('second', 2)])\n  >>> d.items()\n  [('first', 1), ('second', 2), ('third', 3)]\n  ```\n",
+		"  >>> sum([0.1] * 10) == 1.0\n  False\n  ```\n",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the session is not quoted whole:\n%s\nin\n%s", want, body)
+		}
+	}
+	if strings.Contains(body, "  Plain sum loses the digits of each\n") {
+		t.Errorf("prose after the block was taken into it:\n%s", body)
+	}
+}

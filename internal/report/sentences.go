@@ -33,6 +33,10 @@ type parsed struct {
 	// several and ends no sentence (an interpreter's output, "[('dave', 'B', 10), ...]"): shown
 	// in a code block when it follows program text
 	layout string
+	// after, line, nextLine: the block's lines after the sentence's line that no quotable
+	// sentence holds (layout.linesAfter), the line's index in the section, the index after them
+	after          []string
+	line, nextLine int
 }
 
 // parsedCache remembers each source text's parsed sentences for the process: the answer gate
@@ -113,6 +117,7 @@ func splitParsed(body string, extracted bool) []parsed {
 			body, samples = joinSamples(body)
 		}
 		var laid *layout // the section's lines, when a sentence asks
+		first := len(out)
 		for _, sent := range text.Sentences(body) {
 			k++
 			sent = strings.TrimSpace(strings.TrimRight(sent, " …"))
@@ -128,18 +133,34 @@ func splitParsed(body string, extracted bool) []parsed {
 			terms = slices.Clip(terms)
 			p := parsed{idx: k, sec: si, heading: sec.heading, text: sent, key: key, keyHash: keyHashOf(key),
 				terms: terms, ids: newTermIDs(terms), quality: sentenceQuality(sent, terms), block: captionOnly(extracted, body, sent),
-				pairs: internPairs(pairs), boiler: boilerplateBits(sent), lines: samples[sent]}
+				pairs: internPairs(pairs), boiler: boilerplateBits(sent), lines: samples[sent], line: -1, nextLine: -1}
 			if code := looksLikeCode(sent) || isShellLine(sent); p.lines == nil && extracted && (code || !endsSentence(sent)) {
 				if laid == nil {
 					laid = newLayout(body)
 				}
-				if raw, ok := laid.lineOf(sent, !code); ok && code {
-					p.lines = []string{raw}
-				} else if ok {
-					p.layout = raw
+				if raw, i := laid.lineOf(sent, !code); i >= 0 && code {
+					p.lines, p.line = []string{raw}, i
+				} else if i >= 0 {
+					p.layout, p.line = raw, i
 				}
 			}
 			out = append(out, p)
+		}
+		if laid != nil {
+			// a laid-out line shows the block's lines after it that no sentence quotes
+			quotable := map[string]bool{}
+			var prose []string
+			for _, p := range out[first:] {
+				quotable[p.text] = true
+				if p.line < 0 && p.lines == nil {
+					prose = append(prose, p.text)
+				}
+			}
+			for k := first; k < len(out); k++ {
+				if out[k].line >= 0 {
+					out[k].after, out[k].nextLine = laid.linesAfter(out[k].line, quotable, prose)
+				}
+			}
 		}
 	}
 	return out
