@@ -1625,14 +1625,15 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 //   - a quote that opens with them goes under the bullet before it when under is set (that
 //     bullet quotes the same section, and a line too short to quote left the hole between), else
 //     under a bullet holding its citation alone;
-//   - one line of code quoted alone ("$ git stash pop") stays on the bullet's line;
+//   - one line of code quoted alone ("$ git stash pop") stays on the bullet's line, unless
+//     lines too short to quote follow it (candidate.after: its output, "False");
 //   - when text after the first of them ends no sentence and is not laid out, it is likely
 //     program text the splitter read as prose ("answer = args.square**2 if args.verbose:"
 //     between two lines of code), and the quote is written on one line: a block with holes
 //     would mislead.
 func writeQuote(b *strings.Builder, cands []candidate, group []int, quote string, cite int, under bool) {
 	first := slices.IndexFunc(group, func(k int) bool { return cands[k].lines != nil })
-	if first < 0 || len(group) == 1 && len(cands[group[0]].lines) == 1 || slices.ContainsFunc(group[first:], func(k int) bool {
+	if first < 0 || len(group) == 1 && len(cands[group[0]].lines) == 1 && cands[group[0]].after == nil || slices.ContainsFunc(group[first:], func(k int) bool {
 		c := cands[k]
 		return c.lines == nil && c.layout == "" && !endsSentence(c.text)
 	}) {

@@ -555,4 +555,11 @@ func TestAnswerShowsAnInterpretersShortLines(t *testing.T) {
 	if strings.Contains(body, "  Plain sum loses the digits of each\n") {
 		t.Errorf("prose after the block was taken into it:\n%s", body)
 	}
+	// one line at a prompt quoted alone keeps its output under it
+	var b strings.Builder
+	cands := []candidate{{text: ">>> 0.1 + 0.2 == 0.3", lines: []string{">>> 0.1 + 0.2 == 0.3"}, after: []string{"False"}}}
+	writeQuote(&b, cands, []int{0}, ">>> 0.1 + 0.2 == 0.3", 2, false)
+	if want := "- [2]\n  ```\n  >>> 0.1 + 0.2 == 0.3\n  False\n  ```\n"; b.String() != want {
+		t.Errorf("one line at a prompt alone: %q, want %q", b.String(), want)
+	}
 }
