@@ -583,6 +583,9 @@ var rePrompt = regexp.MustCompile(`^\s*(>>>|\.\.\.|\$)( |$)`)
 // the passage quotes.
 const maxAfterLines = 8
 
+// minWrappedLine is the shortest line after a block that may be a wrapped line of prose.
+const minWrappedLine = 16
+
 // linesAfter are the lines of the block after line i that no quotable sentence holds (quotable:
 // the section's sentences, folded; prose: those of them that are not laid out): a continuation
 // too short to quote ("...   ('third', 3)])"), an interpreter's short output ("False"), up to a
@@ -596,7 +599,11 @@ func (l *layout) linesAfter(i int, quotable map[string]bool, prose []string) ([]
 	}
 	for ; j < len(l.lines) && len(out) < maxAfterLines; j++ {
 		f := strings.Join(strings.Fields(l.lines[j]), " ")
-		if f == "" || quotable[f] || slices.ContainsFunc(prose, func(p string) bool { return strings.Contains(p, f) }) {
+		// a line of prose wrapped across lines is part of a sentence; a short output ("6",
+		// "Decimal('1')") may also appear in one, and is not prose
+		wrapped := len(f) >= minWrappedLine && strings.Contains(f, " ") &&
+			slices.ContainsFunc(prose, func(p string) bool { return strings.Contains(p, f) })
+		if f == "" || quotable[f] || wrapped {
 			break
 		}
 		out = append(out, strings.TrimRight(l.lines[j], " \t"))
