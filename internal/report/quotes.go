@@ -36,7 +36,49 @@ func stripFootnotes(s string) string {
 	if !mayHoldFootnote(s) {
 		return s // no marker: the common case, without the regexp's scan
 	}
-	return reFootnote.ReplaceAllString(s, "$1")
+	return stripMarkers(s)
+}
+
+// stripMarkers is reFootnote's markers removed, but for an index after a call's parentheses
+// ("sys.exc_info()[2]", "sorted(items, key=f)[0]"): code, whose meaning the index is, where a
+// footnote after a parenthesis stands after a space or a word ("(born 1950)[3]").
+func stripMarkers(s string) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range reFootnote.FindAllStringSubmatchIndex(s, -1) {
+		if m[3] > m[2] && s[m[2]] == ')' && afterCall(s, m[2]) {
+			continue
+		}
+		b.WriteString(s[last:m[0]])
+		b.WriteString(s[m[2]:m[3]])
+		last = m[1]
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// afterCall reports whether the ")" at close ends a call: its "(" follows a name's last
+// character, a bracket or another call's ")".
+func afterCall(s string, close int) bool {
+	depth := 0
+	for i := close; i >= 0; i-- {
+		switch s[i] {
+		case ')':
+			depth++
+		case '(':
+			if depth--; depth == 0 {
+				if i == 0 {
+					return false
+				}
+				c := s[i-1]
+				return c == '_' || c == ']' || c == ')' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+			}
+		}
+	}
+	return false
 }
 
 // mayHoldFootnote reports whether s has a "[" before a digit or a lower-case letter, as every

@@ -144,7 +144,7 @@ func TestQuotedKeysTellKeysOfOneHashApart(t *testing.T) {
 func TestQuickChecksAgreeWithTheirExpressions(t *testing.T) {
 	lines := []string{"Prev Up Home Next", "« Previous topic | Next topic »", "é prev next", "_prev next", "Preview next",
 		"Table of contents Index", "1. Install", "12.3 Index Maintenance", "x1. Not an entry", "[1] a note", "see [a] and [Z]",
-		"[citation needed] here", "[[2]]", "text [", "# Title", "  ## Sub\nbody", "a # not a heading", "###", "",
+		"[citation needed] here", "[[2]]", "sys.exc_info()[2] and (born 1950)[3]", "text [", "# Title", "  ## Sub\nbody", "a # not a heading", "###", "",
 		"Accept All COOKIES", "COPYRIGHT © 2024", "Sign In to read MORE", "coo\u212aie policy", "S\u0130GN up", "Ünïcödé \xc2 text"}
 	for _, name := range []string{"go_mem.html", "go_spec.html", "godebug.md", "asm.html"} {
 		raw, err := os.ReadFile(filepath.Join(testenv.GoDocDir(t), name))
@@ -163,7 +163,7 @@ func TestQuickChecksAgreeWithTheirExpressions(t *testing.T) {
 		if got, want := isTOCEntry(l), reTOCEntry.MatchString(l); got != want {
 			t.Errorf("isTOCEntry(%q) = %v, the expression %v", l, got, want)
 		}
-		if got, want := stripFootnotes(l), reFootnote.ReplaceAllString(l, "$1"); got != want {
+		if got, want := stripFootnotes(l), stripMarkers(l); got != want {
 			t.Errorf("stripFootnotes(%q) = %q, the expression %q", l, got, want)
 		}
 		if got, want := dropHeadingLines(l), reHeading.ReplaceAllString(l, ""); got != want {
@@ -211,6 +211,23 @@ func TestJoinSamples(t *testing.T) {
 	} {
 		if got, _ := joinSamples(c.in); got != c.want {
 			t.Errorf("%s: joinSamples(%q) = %q, want %q", c.name, c.in, got, c.want)
+		}
+	}
+}
+
+// A footnote marker goes, an index after a call's parentheses stays: it is code.
+func TestStripFootnotes(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"the search.[12] Then", "the search. Then"},
+		{"as in [4]", "as in "},
+		{"He was born (in 1950)[3] in Ohio.", "He was born (in 1950) in Ohio."},
+		{"sys.exc_info()[2] is the traceback", "sys.exc_info()[2] is the traceback"},
+		{"sorted(iterable, key=keyfunc)[0] is the smallest", "sorted(iterable, key=keyfunc)[0] is the smallest"},
+		{"f(g(x))[1], then (a note)[2]", "f(g(x))[1], then (a note)"},
+		{"gate[0] stays", "gate[0] stays"},
+	} {
+		if got := stripFootnotes(c.in); got != c.want {
+			t.Errorf("stripFootnotes(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }
