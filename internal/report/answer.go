@@ -238,12 +238,12 @@ type candidate struct {
 	lines  []string
 	layout string
 	// after are the block's lines after the candidate's own that no candidate holds (shown
-	// with it), line its line in its section's layout and nextLine the line after those (-1
-	// when not laid out): a candidate whose line is another's nextLine follows it
-	after          []string
-	line, nextLine int
-	quality        float64
-	pairs          [][2]int32 // adjacentPairs of text, by the lexicon's numbers
+	// with it), and line its line in its section's layout (-1 when not laid out): a candidate
+	// on the line after another's and its after lines follows it
+	after   []string
+	line    int
+	quality float64
+	pairs   [][2]int32 // adjacentPairs of text, by the lexicon's numbers
 	// gist is how much of what the evidence as a whole is about the sentence says, per
 	// character: the weight of its terms in the evidence centroid, over the root of its length
 	gist float64
@@ -277,7 +277,7 @@ func Answer(in AnswerInput) AnswerOutput {
 		body, order, quotes = renderAnswer(aspects, in.Sources, cands, picked, labels, in.OwnNumbers)
 	}
 	cov := coverage(aspects, as, cands, picked, idf, missing, v)
-	held := heldTerms(in.Sources, ix, idf, v)
+	held := heldTerms(e.texts, ix, idf, v)
 	for j := range cov {
 		cov[j].Unread = unreadWords(aspects[j], held)
 	}
@@ -285,16 +285,15 @@ func Answer(in AnswerInput) AnswerOutput {
 }
 
 // heldTerms tells whether some source read holds a term: in a quotable sentence or a title, or
-// else anywhere in its text (a heading, a question, a sentence too long to quote), as the parsed
-// texts' cache holds its terms.
-func heldTerms(sources []research.Source, ix sourceIndex, idf idfTable, v *callVocab) func(term string) bool {
+// else anywhere in its text (a heading, a question, a sentence too long to quote: texts, the
+// sources as the answer parsed them).
+func heldTerms(texts []parsedText, ix sourceIndex, idf idfTable, v *callVocab) func(term string) bool {
 	inTitle := map[int32]bool{}
 	for _, t := range ix.title {
 		for _, l := range t {
 			inTitle[l] = true
 		}
 	}
-	var texts []parsedText // read when first asked about a term the others lack
 	return func(term string) bool {
 		l := v.localOf([]string{term})[0]
 		if _, ok := idf.of(l); ok || l >= 0 && inTitle[l] {
@@ -304,15 +303,6 @@ func heldTerms(sources []research.Source, ix sourceIndex, idf idfTable, v *callV
 		if g < 0 {
 			return false // no text read has it
 		}
-		if texts == nil {
-			for _, s := range sources {
-				body := s.Text
-				if strings.TrimSpace(body) == "" {
-					body = s.Snippet
-				}
-				texts = append(texts, parseSource(body, s.Indexed()))
-			}
-		}
 		return slices.ContainsFunc(texts, func(p parsedText) bool { return p.uses(g) })
 	}
 }
@@ -321,7 +311,8 @@ func heldTerms(sources []research.Source, ix sourceIndex, idf idfTable, v *callV
 // sentences, the aspects as answered (thin ones merged), the question's and each aspect's
 // terms, the term weights and the sources' index, numbered in one call vocabulary.
 type answerEvidence struct {
-	v       *callVocab // released by the caller
+	v       *callVocab   // released by the caller
+	texts   []parsedText // each source parsed, in order
 	cands   []candidate
 	aspects []string
 	q       asked
@@ -343,7 +334,8 @@ func readEvidence(in AnswerInput) answerEvidence {
 	// Once type", "once.Do(f)")
 	aliases := text.NameAliases(in.Question)
 	v := newCallVocab()
-	cands := answerCandidates(in.Question, in.Sources, aliases, v)
+	texts := parseSources(in.Sources)
+	cands := answerCandidates(in.Question, in.Sources, texts, aliases, v)
 	titles := make([][]int32, len(in.Sources)) // each title's terms by the lexicon's numbers
 	for i, s := range in.Sources {
 		if len(aliases) == 0 {
@@ -377,7 +369,7 @@ func readEvidence(in AnswerInput) answerEvidence {
 		as[j] = newAsked(v, at)
 	}
 	ix := newSourceIndex(cands, in.Sources, titleIDs, v)
-	return answerEvidence{v: v, cands: cands, aspects: aspects, q: q, as: as, idf: idf, missing: missing, scale: scale, ix: ix}
+	return answerEvidence{v: v, texts: texts, cands: cands, aspects: aspects, q: q, as: as, idf: idf, missing: missing, scale: scale, ix: ix}
 }
 
 // asked is terms the question asks about, as written and by the answer's local numbers (-1
@@ -457,18 +449,27 @@ var (
 	reTOCEntry = regexp.MustCompile(`^(\d+\.)+\d*\s+\S+(\s+\S+){0,6}$`)
 )
 
-// answerCandidates splits every source into quotable sentences, dropping chrome, questions,
-// run-ons and repeats; a sentence's terms count the question's qualified names it writes bare.
-func answerCandidates(question string, sources []research.Source, aliases text.Aliases, v *callVocab) []candidate {
-	asked := boilerplateBits(question) // boilerplate the question itself names is no boilerplate
-	parsedOf := make([][]parsed, len(sources))
-	n := 0
+// parseSources is each source's text (its snippet when it was not read in full), parsed.
+func parseSources(sources []research.Source) []parsedText {
+	out := make([]parsedText, len(sources))
 	for i, s := range sources {
 		body := s.Text
 		if strings.TrimSpace(body) == "" {
 			body = s.Snippet
 		}
-		parsedOf[i] = parseSource(body, s.Indexed()).sents
+		out[i] = parseSource(body, s.Indexed())
+	}
+	return out
+}
+
+// answerCandidates splits every source into quotable sentences, dropping chrome, questions,
+// run-ons and repeats; a sentence's terms count the question's qualified names it writes bare.
+func answerCandidates(question string, sources []research.Source, texts []parsedText, aliases text.Aliases, v *callVocab) []candidate {
+	asked := boilerplateBits(question) // boilerplate the question itself names is no boilerplate
+	parsedOf := make([][]parsed, len(sources))
+	n := 0
+	for i, t := range texts {
+		parsedOf[i] = t.sents
 		n += len(parsedOf[i])
 	}
 	seen := quotedKeys{byHash: make(map[uint64]string, n)}
@@ -491,7 +492,7 @@ func answerCandidates(question string, sources []research.Source, aliases text.A
 				q = 0 // quoted only after the caption that introduces it (selectPassages' leadsIn)
 			}
 			out = append(out, candidate{src: i, idx: p.idx, sec: p.sec, heading: p.heading, text: p.text, terms: t, ids: ids,
-				quality: q, blockLine: p.block, pairs: p.pairs, lines: p.lines, layout: p.layout, after: p.after, line: p.line, nextLine: p.nextLine})
+				quality: q, blockLine: p.block, pairs: p.pairs, lines: p.lines, layout: p.layout, after: p.after, line: p.line})
 		}
 	}
 	return out
@@ -555,7 +556,7 @@ type layout struct {
 func newLayout(body string) *layout {
 	l := &layout{lines: strings.Split(body, "\n"), folded: map[string][]int{}}
 	for i, line := range l.lines {
-		f := strings.Join(strings.Fields(line), " ")
+		f := oneLine(line)
 		l.folded[f] = append(l.folded[f], i)
 	}
 	return l
@@ -589,16 +590,15 @@ const minWrappedLine = 16
 // linesAfter are the lines of the block after line i that no quotable sentence holds (quotable:
 // the section's sentences, folded; prose: those of them that are not laid out): a continuation
 // too short to quote ("...   ('third', 3)])"), an interpreter's short output ("False"), up to a
-// blank line, the next quotable sentence or a line of prose; and the index of the line after
-// them. Only after an interpreter's or a shell's prompt, or its output.
-func (l *layout) linesAfter(i int, quotable map[string]bool, prose []string) ([]string, int) {
+// blank line, the next quotable sentence or a line of prose. Only after an interpreter's or a
+// shell's prompt, or its output.
+func (l *layout) linesAfter(i int, quotable map[string]bool, prose []string) []string {
 	var out []string
-	j := i + 1
 	if !rePrompt.MatchString(l.lines[i]) && (i == 0 || !rePrompt.MatchString(l.lines[i-1])) {
-		return nil, j
+		return nil
 	}
-	for ; j < len(l.lines) && len(out) < maxAfterLines; j++ {
-		f := strings.Join(strings.Fields(l.lines[j]), " ")
+	for j := i + 1; j < len(l.lines) && len(out) < maxAfterLines; j++ {
+		f := oneLine(l.lines[j])
 		// a line of prose wrapped across lines is part of a sentence; a short output ("6",
 		// "Decimal('1')") may also appear in one, and is not prose
 		wrapped := len(f) >= minWrappedLine && strings.Contains(f, " ") &&
@@ -608,7 +608,7 @@ func (l *layout) linesAfter(i int, quotable map[string]bool, prose []string) ([]
 		}
 		out = append(out, strings.TrimRight(l.lines[j], " \t"))
 	}
-	return out, j
+	return out
 }
 
 // section is a run of a passage's text and the heading it sits under: "" for the passage's
@@ -1255,7 +1255,7 @@ func quoteCost(c candidate) int {
 // follows reports whether candidate b comes right after a in their passage: the next
 // sentence, or the next line after a's block lines (a.after) no candidate holds.
 func follows(a, b candidate) bool {
-	return a.src == b.src && a.sec == b.sec && (b.idx == a.idx+1 || a.nextLine >= 0 && b.line == a.nextLine)
+	return a.src == b.src && a.sec == b.sec && (b.idx == a.idx+1 || a.line >= 0 && b.line == a.line+1+len(a.after))
 }
 
 // rrfK is the reciprocal-rank fusion constant: small, since only the first hits of a search

@@ -338,7 +338,7 @@ func TestCentroidCosines(t *testing.T) {
 	defer beginAnswer()()
 	v := newCallVocab()
 	defer v.release()
-	cands := answerCandidates("How do I make a backup?", sources, nil, v)
+	cands := answerCandidates("How do I make a backup?", sources, parseSources(sources), nil, v)
 	titles := localize(v, cands, titleTerms(sources))
 	cos := centroidCosines(newSourceIndex(cands, sources, titles, v), v, newAsked(v, text.Terms("How do I make a backup?")), []float64{1, 0.9, 0.8, 0.7, 0.6, 0.5})
 	if cos[2] <= cos[5] {
@@ -473,7 +473,7 @@ func namedTitlesFor(question string, sources []research.Source) ([]float64, floa
 	defer beginAnswer()()
 	v := newCallVocab()
 	defer v.release()
-	cands := answerCandidates(question, sources, nil, v)
+	cands := answerCandidates(question, sources, parseSources(sources), nil, v)
 	localize(v, cands, titleTerms(sources))
 	idf := sentenceIDF(cands, v)
 	return namedTitles(sources, newAsked(v, text.Terms(question)), idf, missingWeight(idf), v)

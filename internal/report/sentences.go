@@ -33,10 +33,10 @@ type parsed struct {
 	// several and ends no sentence (an interpreter's output, "[('dave', 'B', 10), ...]"): shown
 	// in a code block when it follows program text
 	layout string
-	// after, line, nextLine: the block's lines after the sentence's line that no quotable
-	// sentence holds (layout.linesAfter), the line's index in the section, the index after them
-	after          []string
-	line, nextLine int
+	// after and line: the block's lines after the sentence's line that no quotable sentence
+	// holds (layout.linesAfter), and the line's index in the section (-1: not laid out)
+	after []string
+	line  int
 }
 
 // parsedCache remembers each source text's parsed sentences for the process: the answer gate
@@ -133,7 +133,7 @@ func splitParsed(body string, extracted bool) []parsed {
 			terms = slices.Clip(terms)
 			p := parsed{idx: k, sec: si, heading: sec.heading, text: sent, key: key, keyHash: keyHashOf(key),
 				terms: terms, ids: newTermIDs(terms), quality: sentenceQuality(sent, terms), block: captionOnly(extracted, body, sent),
-				pairs: internPairs(pairs), boiler: boilerplateBits(sent), lines: samples[sent], line: -1, nextLine: -1}
+				pairs: internPairs(pairs), boiler: boilerplateBits(sent), lines: samples[sent], line: -1}
 			if code := looksLikeCode(sent) || isShellLine(sent); p.lines == nil && extracted && (code || !endsSentence(sent)) {
 				if laid == nil {
 					laid = newLayout(body)
@@ -158,7 +158,7 @@ func splitParsed(body string, extracted bool) []parsed {
 			}
 			for k := first; k < len(out); k++ {
 				if out[k].line >= 0 {
-					out[k].after, out[k].nextLine = laid.linesAfter(out[k].line, quotable, prose)
+					out[k].after = laid.linesAfter(out[k].line, quotable, prose)
 				}
 			}
 		}
