@@ -289,27 +289,40 @@ func removeMeili(ctx context.Context, env config.Env, removed []string) error {
 
 // skipLog gathers the files indexing skipped, to print them once it ends: one line per file, or
 // one line per directory and reason for several (a Sphinx build's 44 index pages without text
-// are one line naming all 44, not 44 lines).
+// are one line naming all 44, not 44 lines). An error with a SkipGroup method names the reason
+// files skipped for the same kind of cause share (git-doc's 187 text sources of its HTML pages,
+// each the source of another page).
 type skipLog struct {
 	mu      sync.Mutex
 	order   []skipGroup
-	files   map[skipGroup][]string
+	files   map[skipGroup][]skipped
 	printed bool
 }
 
 type skipGroup struct{ dir, reason string }
 
+// maxSkipNames is how many of a group's files its warning line names; it counts the others
+// (git-doc's 203 text sources in one directory are a line a terminal can show).
+const maxSkipNames = 20
+
+type skipped struct{ name, reason string }
+
 func (l *skipLog) add(path string, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	g := skipGroup{filepath.Dir(path), err.Error()}
+	reason := err.Error()
+	g := skipGroup{filepath.Dir(path), reason}
+	var grouped interface{ SkipGroup() string }
+	if errors.As(err, &grouped) {
+		g.reason = grouped.SkipGroup()
+	}
 	if l.files == nil {
-		l.files = map[skipGroup][]string{}
+		l.files = map[skipGroup][]skipped{}
 	}
 	if _, ok := l.files[g]; !ok {
 		l.order = append(l.order, g)
 	}
-	l.files[g] = append(l.files[g], filepath.Base(path))
+	l.files[g] = append(l.files[g], skipped{filepath.Base(path), reason})
 }
 
 // print writes the skipped files to stderr, once.
@@ -323,10 +336,17 @@ func (l *skipLog) print() {
 	for _, g := range l.order {
 		fs := l.files[g]
 		if len(fs) == 1 {
-			fmt.Fprintf(stderr, "warning: skipped %s: %s\n", filepath.Join(g.dir, fs[0]), g.reason)
+			fmt.Fprintf(stderr, "warning: skipped %s: %s\n", filepath.Join(g.dir, fs[0].name), fs[0].reason)
 			continue
 		}
-		fmt.Fprintf(stderr, "warning: skipped %d files in %s: %s: %s\n", len(fs), g.dir, g.reason, strings.Join(fs, " "))
+		var names []string
+		for _, f := range fs[:min(len(fs), maxSkipNames)] {
+			names = append(names, f.name)
+		}
+		if len(fs) > maxSkipNames {
+			names = append(names, fmt.Sprintf("and %d more", len(fs)-maxSkipNames))
+		}
+		fmt.Fprintf(stderr, "warning: skipped %d files in %s: %s: %s\n", len(fs), g.dir, g.reason, strings.Join(names, " "))
 	}
 }
 

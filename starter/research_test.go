@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/sated-dev/sated/internal/config"
+	"github.com/sated-dev/sated/internal/corpus"
 	"github.com/sated-dev/sated/workflows"
 )
 
@@ -264,22 +265,56 @@ func TestCorpusIndexGroupsSkippedFiles(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, f), []byte{0x89, 'P', 'N', 'G'}, 0o644)
 	}
 	os.WriteFile(filepath.Join(dir, "x.js"), []byte("var x = 1;"), 0o644)
-	os.WriteFile(filepath.Join(dir, "page.html"), []byte("<html><head><title>Page</title></head><body><p>Words about indexing.</p></body></html>"), 0o644)
+	page := func(title string) []byte {
+		return []byte("<html><head><title>" + title + "</title></head><body><p>Words about indexing " + title + ".</p></body></html>")
+	}
+	os.WriteFile(filepath.Join(dir, "page.html"), page("Page"), 0o644)
+	// text sources beside the HTML pages rendered from them (git-doc's git-add.txt beside
+	// git-add.html): several in one directory are one line, each naming a page of its own
+	sub := filepath.Join(dir, "sub")
+	os.Mkdir(sub, 0o755)
+	for _, p := range []string{filepath.Join(dir, "guide"), filepath.Join(dir, "intro"), filepath.Join(sub, "one")} {
+		os.WriteFile(p+".html", page(filepath.Base(p)), 0o644)
+		os.WriteFile(p+".txt", []byte("Words about indexing, as written before rendering."), 0o644)
+	}
 	t.Setenv("SATED_DATA_DIR", t.TempDir())
 	code, out := runCLI(t, "corpus", "index", dir)
-	if code != 0 || !strings.Contains(out, "1 added") || !strings.Contains(out, "4 skipped") {
+	if code != 0 || !strings.Contains(out, "4 added") || !strings.Contains(out, "7 skipped") {
 		t.Fatalf("index (code %d):\n%s", code, out)
 	}
 	want := []string{
 		"warning: skipped 3 files in " + dir + ": not a document (.png file): a.png b.png c.png\n",
 		"warning: skipped " + filepath.Join(dir, "x.js") + ": not a document (.js file)\n",
+		"warning: skipped 2 files in " + dir + ": the sources of the HTML pages of the same names beside them, which are indexed: guide.txt intro.txt\n",
+		"warning: skipped " + filepath.Join(sub, "one.txt") + ": the source of one.html, which is indexed\n",
 	}
 	for _, w := range want {
 		if !strings.Contains(out, w) {
 			t.Errorf("missing %q in:\n%s", w, out)
 		}
 	}
-	if n := strings.Count(out, "warning: "); n != 2 {
-		t.Errorf("%d warning lines, want 2:\n%s", n, out)
+	if n := strings.Count(out, "warning: "); n != 4 {
+		t.Errorf("%d warning lines, want 4:\n%s", n, out)
+	}
+}
+
+// A group of skipped files names its first maxSkipNames and counts the rest, so a directory of
+// 203 text sources is a line a terminal shows.
+func TestSkipLogCountsWhatItDoesNotName(t *testing.T) {
+	var errb bytes.Buffer
+	stderr = &errb
+	defer func() { stderr = os.Stderr }()
+	var l skipLog
+	for i := range maxSkipNames + 3 {
+		l.add(filepath.Join("/docs", fmt.Sprintf("p%02d.txt", i)), corpus.SourceOfIndexed{HTML: fmt.Sprintf("p%02d.html", i)})
+	}
+	l.print()
+	out := errb.String()
+	if strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, fmt.Sprintf("warning: skipped %d files in /docs: ", maxSkipNames+3)) {
+		t.Fatalf("want one line for the group:\n%s", out)
+	}
+	last := fmt.Sprintf("p%02d.txt", maxSkipNames-1)
+	if !strings.Contains(out, " p00.txt ") || !strings.HasSuffix(out, " "+last+" and 3 more\n") || strings.Contains(out, fmt.Sprintf("p%02d.txt", maxSkipNames)) {
+		t.Fatalf("want the first %d names and the count of the others:\n%s", maxSkipNames, out)
 	}
 }

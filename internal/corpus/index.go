@@ -212,7 +212,7 @@ func (ix *indexer) file(p string) error {
 		return nil
 	}
 	if html := renderedBeside(p); html != "" {
-		ix.skip(p, fmt.Errorf("the source of %s, which is indexed", filepath.Base(html)))
+		ix.skip(p, SourceOfIndexed{HTML: filepath.Base(html)})
 		return nil
 	}
 	if info.Size() > ix.opts.MaxBytes {
@@ -329,6 +329,18 @@ func (ix *indexer) store(d page) error {
 		}
 	}
 	return nil
+}
+
+// SourceOfIndexed is why a text file is not indexed: an HTML page of the same name beside it is
+// its rendering (git-doc's git-add.txt beside git-add.html), and the page is indexed instead.
+type SourceOfIndexed struct{ HTML string }
+
+func (e SourceOfIndexed) Error() string { return "the source of " + e.HTML + ", which is indexed" }
+
+// SkipGroup is the reason said once for many files skipped for it: git-doc's 187 text sources
+// are one warning line, not 187.
+func (e SourceOfIndexed) SkipGroup() string {
+	return "the sources of the HTML pages of the same names beside them, which are indexed"
 }
 
 func (ix *indexer) skip(p string, err error) {
