@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/sated-dev/sated/internal/research"
 	"github.com/sated-dev/sated/internal/text"
@@ -1634,15 +1635,15 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 //     under a bullet holding its citation alone;
 //   - one line of code quoted alone ("$ git stash pop") stays on the bullet's line, unless
 //     lines too short to quote follow it (candidate.after: its output, "False");
-//   - when text after the first of them ends no sentence and is not laid out, it is likely
-//     program text the splitter read as prose ("answer = args.square**2 if args.verbose:"
-//     between two lines of code), and the quote is written on one line: a block with holes
-//     would mislead.
+//   - when text after the first of them ends no sentence, is not laid out and is no caption of
+//     prose (isCaption), it is likely program text the splitter read as prose ("answer =
+//     args.square**2 if args.verbose:" between two lines of code), and the quote is written on
+//     one line: a block with holes would mislead.
 func writeQuote(b *strings.Builder, cands []candidate, group []int, quote string, cite int, under bool) {
 	first := slices.IndexFunc(group, func(k int) bool { return cands[k].lines != nil })
 	if first < 0 || len(group) == 1 && len(cands[group[0]].lines) == 1 && cands[group[0]].after == nil || slices.ContainsFunc(group[first:], func(k int) bool {
 		c := cands[k]
-		return c.lines == nil && c.layout == "" && !endsSentence(c.text)
+		return c.lines == nil && c.layout == "" && !endsSentence(c.text) && !isCaption(c.text)
 	}) {
 		fmt.Fprintf(b, "- %s [%d]\n", quote, cite)
 		return
@@ -1689,6 +1690,19 @@ func writeQuote(b *strings.Builder, cands []candidate, group []int, quote string
 		}
 		i = j
 	}
+}
+
+// isCaption reports a sentence of prose that introduces what follows it with a colon ("If you
+// make a commit that you later wish you hadn't, there are two fundamentally different ways to
+// fix the problem:"): a capital, five words or more, the small words of prose. A statement of
+// program text ends in a colon too ("for x in range(10):", "while True:"), but opens with a
+// keyword in lower case or is code by its punctuation.
+func isCaption(s string) bool {
+	if !strings.HasSuffix(s, ":") || len(strings.Fields(s)) < 5 || !isProse(s) {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsUpper(r)
 }
 
 // writeCodeBlock writes lines as a fenced code block, each line indented by indent after their

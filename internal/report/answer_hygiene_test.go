@@ -487,6 +487,36 @@ func TestAnswerLaysOutShellCommands(t *testing.T) {
 	}
 }
 
+// TestAnswerLaysOutCodeBeforeACaption: a command between its caption and a caption of the next
+// paragraph ("...two fundamentally different ways to fix the problem:") is laid out; only text
+// that ends no sentence and reads as program text sends the quote back onto one line.
+func TestAnswerLaysOutCodeBeforeACaption(t *testing.T) {
+	s := corpusSource(1, "Git User Manual — Fixing mistakes",
+		"If you’ve messed up the working tree, but haven’t yet committed your mistake, you can return the entire working tree to the last committed state with\n\n"+
+			"$ git restore --staged --worktree :/\n\n"+
+			"If you make a commit that you later wish you hadn’t, there are two fundamentally different ways to fix the problem:\n\n"+
+			"- You can create a new commit that undoes whatever was done by the old commit. This is the correct thing if your mistake has already been made public.")
+	body := Answer(AnswerInput{Question: "How do I undo my last commit but keep the changes in my working tree?", Sources: []research.Source{s}}).Body
+	want := "last committed state with [1]\n  ```\n  $ git restore --staged --worktree :/\n  ```\n  If you make a commit"
+	if !strings.Contains(body, want) {
+		t.Errorf("the command is not laid out:\n%s\nin\n%s", want, body)
+	}
+	for s, want := range map[string]bool{
+		"If you make a commit that you later wish you hadn’t, there are two fundamentally different ways to fix the problem:": true,
+		"There are several ways to enable asyncio debug mode:":                                                                true,
+		"answer = args.square**2 if args.verbose:":                                                                            false,
+		"for x in range(10):":        false,
+		"while True:":                false,
+		"with open(path) as f:":      false,
+		"Use it as follows:":         false, // four words: a label as much as a caption
+		"If the answer is yes, then": false,
+	} {
+		if got := isCaption(s); got != want {
+			t.Errorf("isCaption(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
 // TestAnswerFindingsFitTheBudget: the findings as written (code blocks' fences and indentation,
 // escapes, labels, the aspects' headings) never run past the budget, whatever it is.
 func TestAnswerFindingsFitTheBudget(t *testing.T) {
