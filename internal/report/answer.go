@@ -243,6 +243,7 @@ type candidate struct {
 	// on the line after another's and its after lines follows it
 	after   []string
 	line    int
+	para    int // its block of the section (parsed.para): a list item's sentences share one
 	quality float64
 	pairs   [][2]int32 // adjacentPairs of text, by the lexicon's numbers
 	// gist is how much of what the evidence as a whole is about the sentence says, per
@@ -493,7 +494,7 @@ func answerCandidates(question string, sources []research.Source, texts []parsed
 				q = 0 // quoted only after the caption that introduces it (selectPassages' leadsIn)
 			}
 			out = append(out, candidate{src: i, idx: p.idx, sec: p.sec, heading: p.heading, text: p.text, terms: t, ids: ids,
-				quality: q, blockLine: p.block, pairs: p.pairs, lines: p.lines, layout: p.layout, after: p.after, line: p.line})
+				quality: q, blockLine: p.block, pairs: p.pairs, lines: p.lines, layout: p.layout, after: p.after, line: p.line, para: p.para})
 		}
 	}
 	return out
@@ -1645,7 +1646,7 @@ func writeQuote(b *strings.Builder, cands []candidate, group []int, quote string
 		c := cands[k]
 		return c.lines == nil && c.layout == "" && !endsSentence(c.text) && !isCaption(c.text)
 	}) {
-		fmt.Fprintf(b, "- %s [%d]\n", quote, cite)
+		fmt.Fprintf(b, "- %s [%d]\n", listed(cands, group, quote), cite)
 		return
 	}
 	if cands[group[0]].lines != nil && !under {
@@ -1656,7 +1657,7 @@ func writeQuote(b *strings.Builder, cands []candidate, group []int, quote string
 		for _, k := range group[from:to] {
 			ts = append(ts, cands[k].text)
 		}
-		return escapeQuote(reListMarker.ReplaceAllString(strings.Join(ts, " "), ""))
+		return listed(cands, group[from:to], escapeQuote(reListMarker.ReplaceAllString(strings.Join(ts, " "), "")))
 	}
 	for i := 0; i < len(group); {
 		j := i + 1
@@ -1703,6 +1704,43 @@ func isCaption(s string) bool {
 	}
 	r, _ := utf8.DecodeRuneInString(s)
 	return unicode.IsUpper(r)
+}
+
+// listed is prose as the findings show it (group: consecutive sentences of a section; joined:
+// them on one line, escaped): a list its first sentence introduces ("...two fundamentally
+// different ways to fix the problem:") is shown as the passage lists it, each item on a line of
+// its own, an item's next sentences on its line and a paragraph after the list after a blank
+// line; other prose is joined as it is. The text is the same: only the line breaks differ.
+func listed(cands []candidate, group []int, joined string) string {
+	isItem := func(k int) bool { return reListMarker.MatchString(cands[k].text) }
+	if len(group) < 2 || isItem(group[0]) || !slices.ContainsFunc(group[1:], isItem) {
+		return joined
+	}
+	var raw strings.Builder
+	for _, k := range group {
+		raw.WriteString(cands[k].text + " ")
+	}
+	stars, ticks := strings.Count(raw.String(), "*") >= 2, strings.Count(raw.String(), "`") >= 2
+	var b strings.Builder
+	nested := false
+	for x, k := range group {
+		t := cands[k].text
+		switch {
+		case x == 0:
+			b.WriteString(escapeText(t, stars, ticks, true))
+		case isItem(k):
+			b.WriteString("\n  - " + escapeText(reListMarker.ReplaceAllString(t, ""), stars, ticks, true))
+			nested = true
+		case nested && cands[k].para == cands[group[x-1]].para:
+			b.WriteString(" " + escapeText(t, stars, ticks, false))
+		case nested:
+			b.WriteString("\n\n  " + escapeText(t, stars, ticks, true))
+			nested = false
+		default:
+			b.WriteString(" " + escapeText(t, stars, ticks, false))
+		}
+	}
+	return b.String()
 }
 
 // writeCodeBlock writes lines as a fenced code block, each line indented by indent after their
@@ -1884,10 +1922,15 @@ var reIntroducesList = regexp.MustCompile(`:\s+[-*+•]\s+\S`)
 //   - a backslash before punctuation (it would escape it);
 //   - a leading ">", "#" or "1." (a block quote, heading or list inside the finding's bullet).
 func escapeQuote(s string) string {
-	stars, ticks := strings.Count(s, "*") >= 2, strings.Count(s, "`") >= 2
+	return escapeText(s, strings.Count(s, "*") >= 2, strings.Count(s, "`") >= 2, true)
+}
+
+// escapeText is escapeQuote for a piece of a quote: stars and ticks say whether the whole
+// quote's asterisks and backticks are escaped, lineStart whether the piece begins a line.
+func escapeText(s string, stars, ticks, lineStart bool) string {
 	var b strings.Builder
 	b.Grow(len(s) + 8)
-	if m := reBlockStart.FindStringSubmatchIndex(s); m != nil {
+	if m := reBlockStart.FindStringSubmatchIndex(s); lineStart && m != nil {
 		at := 0 // ">"
 		if m[4] >= 0 {
 			at = m[5] - 1 // the "#" or the list number's "." or ")"

@@ -333,7 +333,8 @@ func TestAnswerQuotesAListOnAfterItsCaption(t *testing.T) {
 			"There is one important difference between ON UPDATE foreign key actions and SQL triggers.")
 	for _, budget := range []int{600, 1000, 8000} {
 		body := Answer(AnswerInput{Question: "What happens, in order, when a row of a parent table is deleted?", Sources: []research.Source{s}, Budget: budget}).Body
-		if strings.Contains(body, "sequence of events is:") && !strings.Contains(body, "- Execute applicable BEFORE trigger programs, - Check local (non foreign key) constraints, - Update or delete the row in the parent table, - Perform any required foreign key actions, - Execute applicable AFTER trigger programs.") {
+		// each item on a line of its own under the caption, as the page lists them
+		if strings.Contains(body, "sequence of events is:") && !strings.Contains(body, "sequence of events is:\n  - Execute applicable BEFORE trigger programs,\n  - Check local (non foreign key) constraints,\n  - Update or delete the row in the parent table,\n  - Perform any required foreign key actions,\n  - Execute applicable AFTER trigger programs.") {
 			t.Errorf("budget %d: the list is not quoted whole after its caption:\n%s", budget, body)
 		}
 	}
@@ -501,6 +502,11 @@ func TestAnswerLaysOutCodeBeforeACaption(t *testing.T) {
 	if !strings.Contains(body, want) {
 		t.Errorf("the command is not laid out:\n%s\nin\n%s", want, body)
 	}
+	// the list the caption introduces: an item a line, the item's second sentence on its line
+	want = "ways to fix the problem:\n  - You can create a new commit that undoes whatever was done by the old commit. This is the correct thing if your mistake has already been made public.\n"
+	if !strings.Contains(body, want) {
+		t.Errorf("the list is not shown as a list:\n%s\nin\n%s", want, body)
+	}
 	for s, want := range map[string]bool{
 		"If you make a commit that you later wish you hadn’t, there are two fundamentally different ways to fix the problem:": true,
 		"There are several ways to enable asyncio debug mode:":                                                                true,
@@ -513,6 +519,45 @@ func TestAnswerLaysOutCodeBeforeACaption(t *testing.T) {
 	} {
 		if got := isCaption(s); got != want {
 			t.Errorf("isCaption(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// TestAnswerShowsAListAsAList: the items a caption introduces are shown a line each, an item's
+// next sentences on its line and the paragraph after the list after a blank line; prose that
+// opens with an item, or holds none, is joined on one line as before; the text is the same.
+func TestAnswerShowsAListAsAList(t *testing.T) {
+	cands := []candidate{
+		{text: "Follow these steps to install the server by hand:", para: 0},
+		{text: "- Create a directory called *Apache2* on a volume.", para: 1},
+		{text: "It holds the modules.", para: 1},
+		{text: "- Copy the *.NLM files to it.", para: 2},
+		{text: "# Then restart the server from its console.", para: 3},
+	}
+	joined := func(g []int) string {
+		var ts []string
+		for _, k := range g {
+			ts = append(ts, cands[k].text)
+		}
+		return escapeQuote(reListMarker.ReplaceAllString(strings.Join(ts, " "), ""))
+	}
+	got := listed(cands, []int{0, 1, 2, 3, 4}, joined([]int{0, 1, 2, 3, 4}))
+	want := "Follow these steps to install the server by hand:\n" +
+		"  - Create a directory called \\*Apache2\\* on a volume. It holds the modules.\n" +
+		"  - Copy the \\*.NLM files to it.\n\n" +
+		"  \\# Then restart the server from its console."
+	if got != want {
+		t.Errorf("listed:\n%s\nwant\n%s", got, want)
+	}
+	strip := func(s string) string {
+		return strings.Join(strings.Fields(strings.NewReplacer("\\", "", "- ", "").Replace(s)), " ")
+	}
+	if strip(got) != strip(joined([]int{0, 1, 2, 3, 4})) {
+		t.Errorf("the list's text differs from the quote's:\n%s\n%s", strip(got), strip(joined([]int{0, 1, 2, 3, 4})))
+	}
+	for _, g := range [][]int{{1, 2, 3}, {0, 2}, {0}} {
+		if got := listed(cands, g, joined(g)); got != joined(g) {
+			t.Errorf("group %v: %q, want it joined: %q", g, got, joined(g))
 		}
 	}
 }

@@ -37,6 +37,9 @@ type parsed struct {
 	// holds (layout.linesAfter), and the line's index in the section (-1: not laid out)
 	after []string
 	line  int
+	// para numbers the block of its section the sentence sits in (text.SentenceBlocks): a list
+	// item's sentences share one, the paragraph after the list has another
+	para int
 }
 
 // parsedCache remembers each source text's parsed sentences for the process: the answer gate
@@ -118,7 +121,8 @@ func splitParsed(body string, extracted bool) []parsed {
 		}
 		var laid *layout // the section's lines, when a sentence asks
 		first := len(out)
-		for _, sent := range text.Sentences(body) {
+		sents, paras := text.SentenceBlocks(body)
+		for n, sent := range sents {
 			k++
 			sent = strings.TrimSpace(strings.TrimRight(sent, " …"))
 			if len(sent) < minQuoteChars || len(sent) > maxQuoteChars || strings.HasSuffix(sent, "?") ||
@@ -133,7 +137,7 @@ func splitParsed(body string, extracted bool) []parsed {
 			terms = slices.Clip(terms)
 			p := parsed{idx: k, sec: si, heading: sec.heading, text: sent, key: key, keyHash: keyHashOf(key),
 				terms: terms, ids: newTermIDs(terms), quality: sentenceQuality(sent, terms), block: captionOnly(extracted, body, sent),
-				pairs: internPairs(pairs), boiler: boilerplateBits(sent), lines: samples[sent], line: -1}
+				pairs: internPairs(pairs), boiler: boilerplateBits(sent), lines: samples[sent], line: -1, para: paras[n]}
 			if code := looksLikeCode(sent) || isShellLine(sent); p.lines == nil && extracted && (code || !endsSentence(sent)) {
 				if laid == nil {
 					laid = newLayout(body)

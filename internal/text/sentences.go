@@ -23,17 +23,33 @@ import (
 // main.go, x.Close()) since no space follows their dots, before a lower-case word, and inside
 // `code spans`. "etc." before a capital does end a sentence, as it usually does.
 func Sentences(s string) []string {
-	var out []string
+	out, _ := SentenceBlocks(s)
+	return out
+}
+
+// SentenceBlocks is Sentences with, per sentence, the number of the block of s it sits in: a
+// paragraph, a list item, a heading, a code line (0 for the first). Two sentences of one list
+// item share its number; the paragraph after the list has another.
+func SentenceBlocks(s string) (out []string, blocks []int) {
 	var para []string // the lines of the prose block being read
+	block := -1
+	mark := func() {
+		block++
+		for len(blocks) < len(out) {
+			blocks = append(blocks, block)
+		}
+	}
 	flush := func() {
 		if len(para) > 0 {
 			out = splitProse(out, strings.Join(para, " "))
 			para = nil
+			mark()
 		}
 	}
 	whole := func(line string) {
 		flush()
 		out = append(out, line)
+		mark()
 	}
 	inFence := false
 	for _, raw := range strings.Split(s, "\n") {
@@ -61,7 +77,7 @@ func Sentences(s string) []string {
 		}
 	}
 	flush()
-	return out
+	return out, blocks
 }
 
 var (
