@@ -3,6 +3,7 @@ package text
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -195,4 +196,25 @@ func splitProseRunes(out []string, s string) []string {
 		i = end - 1
 	}
 	return add(out, rs[start:])
+}
+
+// SentenceBlocks numbers each sentence's block: a paragraph's sentences share one, each list
+// item and code line has its own, and the paragraph after a list another.
+func TestSentenceBlocks(t *testing.T) {
+	for _, c := range []struct {
+		in    string
+		sents []string
+		want  []int
+	}{
+		{"One. Two.\n\nThree.", []string{"One.", "Two.", "Three."}, []int{0, 0, 1}},
+		{"Do this:\n\n- First step. It is short.\n- Second step.\n\nAfter the list.",
+			[]string{"Do this:", "- First step.", "It is short.", "- Second step.", "After the list."}, []int{0, 1, 1, 2, 3}},
+		{"Run it with\n\n$ git restore --staged :/\n\nThen commit.", []string{"Run it with", "$ git restore --staged :/", "Then commit."}, []int{0, 1, 2}},
+		{"", nil, nil},
+	} {
+		sents, blocks := SentenceBlocks(c.in)
+		if !slices.Equal(sents, c.sents) || !slices.Equal(blocks, c.want) || !slices.Equal(sents, Sentences(c.in)) {
+			t.Errorf("SentenceBlocks(%q) = %q %v, want %q %v", c.in, sents, blocks, c.sents, c.want)
+		}
+	}
 }
