@@ -238,7 +238,8 @@ func TestAnswerMarksASentenceThatStartsAfterCode(t *testing.T) {
 			"var l sync.Mutex\nvar a string\n\nfunc main() {\n\tl.Lock()\n\tgo f()\n\tl.Lock()\n\tprint(a)\n}\n\n"+
 			"is guaranteed to print \"hello, world\" because the first call to l.Unlock() is synchronized before the second call to l.Lock() returns.")
 	body := Answer(AnswerInput{Question: "What does l.Unlock() of a sync.Mutex guarantee before l.Lock() returns?", Sources: []research.Source{s}}).Body
-	if !strings.Contains(body, "- … is guaranteed to print") {
+	// after the program's code block, in a paragraph of its bullet or a bullet of its own
+	if !strings.Contains(body, "- … is guaranteed to print") && !strings.Contains(body, "```\n  … is guaranteed to print") {
 		t.Errorf("the continued sentence is not marked:\n%s", body)
 	}
 }
@@ -639,5 +640,29 @@ func TestAnswerShowsAnInterpretersShortLines(t *testing.T) {
 	writeQuote(&b, cands, []int{0}, ">>> 0.1 + 0.2 == 0.3", 2, false)
 	if want := "- [2]\n  ```\n  >>> 0.1 + 0.2 == 0.3\n  False\n  ```\n"; b.String() != want {
 		t.Errorf("one line at a prompt alone: %q, want %q", b.String(), want)
+	}
+}
+
+// A program (a block with lines indented under its first, and the indented blocks after it)
+// is one quotable line with its lines as laid out, shown whole in a code block; a list item's
+// indented continuation and a paragraph of prose are not programs.
+func TestJoinPrograms(t *testing.T) {
+	program := "async def main():\n    try:\n        await long_running_task()\n    except TimeoutError:\n        print(\"timed out\")\n\n    print(\"This statement will run regardless.\")"
+	body := "Example:\n\n" + program + "\n\nNew in version 3.11.\n\n- an item that wraps\n  onto an indented line.\n\nA sentence of prose.\n  An indented line after it."
+	joined, samples := joinPrograms(body, nil)
+	one := "async def main(): try: await long_running_task() except TimeoutError: print(\"timed out\") print(\"This statement will run regardless.\")"
+	if want := "Example:\n\n" + one + "\n\nNew in version 3.11.\n\n- an item that wraps\n  onto an indented line.\n\nA sentence of prose.\n  An indented line after it."; joined != want {
+		t.Errorf("joined:\n%q\nwant\n%q", joined, want)
+	}
+	if got := strings.Join(samples[one], "\n"); got != program || len(samples) != 1 {
+		t.Errorf("the program's lines:\n%s\nwant\n%s (%d samples)", got, program, len(samples))
+	}
+	if j, s := joinPrograms("No line is indented.\nNone at all.", nil); j != "No line is indented.\nNone at all." || s != nil {
+		t.Errorf("a passage without indentation changed: %q %v", j, s)
+	}
+	s := corpusSource(1, "Coroutines and Tasks — Timeouts", "Use the context manager to bound the time a task may take:\n\n"+program+"\n\nIf long_running_task takes more than 10 seconds to complete, the context manager will cancel the current task.")
+	out := Answer(AnswerInput{Question: "How do I cancel a long running task after a timeout?", Sources: []research.Source{s}}).Body
+	if !strings.Contains(out, "  ```\n  async def main():\n      try:\n          await long_running_task()\n") {
+		t.Errorf("the program is not shown whole as laid out:\n%s", out)
 	}
 }

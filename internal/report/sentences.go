@@ -118,6 +118,7 @@ func splitParsed(body string, extracted bool) []parsed {
 		var samples map[string][]string
 		if extracted {
 			body, samples = joinSamples(body)
+			body, samples = joinPrograms(body, samples)
 		}
 		var laid *layout // the section's lines, when a sentence asks
 		first := len(out)
@@ -226,6 +227,65 @@ func internPairs(pairs [][2]string) [][2]int32 {
 		out[i] = [2]int32{ids[2*i], ids[2*i+1]}
 	}
 	return out
+}
+
+// joinPrograms writes each program of body on one line, as joinSamples does a configuration
+// sample, so that the answer quotes it whole or not at all, and adds its lines as the passage
+// lays them out to samples. A program is a block of lines (no blank line between them) one of
+// which is indented under the block's first ("async def main():" and the body under it), with
+// the blocks after it whose first line is indented too (a method after a blank line in its
+// class). Sentence by sentence, a program's lines ran on into one another ("async with
+// asyncio.timeout_at(deadline): await long_running_task() except TimeoutError: print(...)"),
+// and its first lines, too short to quote, were lost. A list item's indented continuation is
+// no program.
+func joinPrograms(body string, samples map[string][]string) (string, map[string][]string) {
+	if !strings.Contains(body, "\n ") && !strings.Contains(body, "\n\t") {
+		return body, samples // no line is indented: nothing to join (most passages)
+	}
+	indented := func(l string) bool { return l != "" && (l[0] == ' ' || l[0] == '\t') }
+	lines := strings.Split(body, "\n")
+	out := make([]string, 0, len(lines))
+	for i := 0; i < len(lines); {
+		// the block from line i, and whether a line after its first is indented
+		end, nested := i, false
+		for end < len(lines) && strings.TrimSpace(lines[end]) != "" {
+			nested = nested || end > i && indented(lines[end])
+			end++
+		}
+		first := strings.TrimSpace(lines[i])
+		if !nested || indented(lines[i]) || reListMarker.MatchString(first) || isProse(first) && endsSentence(first) {
+			out = append(out, lines[i:max(end, i+1)]...)
+			i = max(end, i+1)
+			continue
+		}
+		// the blocks after it that open indented go on the program
+		for {
+			next := end
+			for next < len(lines) && strings.TrimSpace(lines[next]) == "" {
+				next++
+			}
+			if next == end || next >= len(lines) || !indented(lines[next]) {
+				break
+			}
+			for end = next; end < len(lines) && strings.TrimSpace(lines[end]) != ""; end++ {
+			}
+		}
+		var run, laid []string
+		for _, l := range lines[i:end] {
+			if t := strings.TrimSpace(l); t != "" {
+				run = append(run, t)
+			}
+			laid = append(laid, strings.TrimRight(l, " \t"))
+		}
+		one := strings.Join(run, " ")
+		out = append(out, one)
+		if samples == nil {
+			samples = map[string][]string{}
+		}
+		samples[one] = laid
+		i = end
+	}
+	return strings.Join(out, "\n"), samples
 }
 
 // joinSamples writes each configuration sample of body on one line, so that the answer quotes
