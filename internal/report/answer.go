@@ -1677,8 +1677,11 @@ func writeQuote(b *strings.Builder, cands []candidate, group []int, quote string
 			fmt.Fprintf(b, "- %s [%d]\n", prose(i, j), cite)
 		case code:
 			var lines []string
-			for _, k := range group[i:j] {
+			for x, k := range group[i:j] {
 				if c := cands[k]; c.lines != nil {
+					if x > 0 && len(c.lines) > 1 && len(cands[group[i+x-1]].lines) > 1 {
+						lines = append(lines, "") // two samples or programs: the page's blank line between
+					}
 					lines = append(lines, c.lines...)
 				} else {
 					lines = append(lines, c.layout)
