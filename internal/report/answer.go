@@ -1710,8 +1710,9 @@ func isCaption(s string) bool {
 }
 
 // listed is prose as the findings show it (group: consecutive sentences of a section; joined:
-// them on one line, escaped): a list its first sentence introduces ("...two fundamentally
-// different ways to fix the problem:") is shown as the passage lists it, each item on a line of
+// them on one line, escaped): a list a caption introduces ("...two fundamentally different
+// ways to fix the problem:", the sentence right before its first item) is shown as the passage
+// lists it, each item on a line of
 // its own, an item's next sentences on its line and a paragraph after the list after a blank
 // line; other prose is joined as it is. The text is the same: only the line breaks differ.
 func listed(cands []candidate, group []int, joined string) string {
@@ -1731,7 +1732,8 @@ func listed(cands []candidate, group []int, joined string) string {
 		switch {
 		case x == 0:
 			b.WriteString(escapeText(t, stars, ticks, true))
-		case isItem(k):
+		case isItem(k) && (nested || strings.HasSuffix(cands[group[x-1]].text, ":")):
+			// an item right after its caption, or after the item before it
 			b.WriteString("\n  - " + escapeText(reListMarker.ReplaceAllString(t, ""), stars, ticks, true))
 			nested = true
 		case nested && cands[k].para == cands[group[x-1]].para:

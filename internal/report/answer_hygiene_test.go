@@ -556,7 +556,9 @@ func TestAnswerShowsAListAsAList(t *testing.T) {
 	if strip(got) != strip(joined([]int{0, 1, 2, 3, 4})) {
 		t.Errorf("the list's text differs from the quote's:\n%s\n%s", strip(got), strip(joined([]int{0, 1, 2, 3, 4})))
 	}
-	for _, g := range [][]int{{1, 2, 3}, {0, 2}, {0}} {
+	// an item after a sentence that introduces no list is joined as before
+	cands = append(cands, candidate{text: "The server reads its configuration at start.", para: 4}, candidate{text: "- Copy the *.NLM files to it.", para: 5})
+	for _, g := range [][]int{{1, 2, 3}, {0, 2}, {0}, {5, 6}} {
 		if got := listed(cands, g, joined(g)); got != joined(g) {
 			t.Errorf("group %v: %q, want it joined: %q", g, got, joined(g))
 		}
