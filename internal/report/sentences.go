@@ -229,6 +229,24 @@ func internPairs(pairs [][2]string) [][2]int32 {
 	return out
 }
 
+// appendSample appends a sample's or a program's lines (block) to out as one line, and to
+// samples the lines as the passage lays them out under that line.
+func appendSample(out []string, samples map[string][]string, block []string) ([]string, map[string][]string) {
+	var run, laid []string
+	for _, l := range block {
+		if t := strings.TrimSpace(l); t != "" {
+			run = append(run, t)
+		}
+		laid = append(laid, strings.TrimRight(l, " \t"))
+	}
+	one := strings.Join(run, " ")
+	if samples == nil {
+		samples = map[string][]string{}
+	}
+	samples[one] = laid
+	return append(out, one), samples
+}
+
 // joinPrograms writes each program of body on one line, as joinSamples does a configuration
 // sample, so that the answer quotes it whole or not at all, and adds its lines as the passage
 // lays them out to samples. A program is a block of lines (no blank line between them) one of
@@ -270,19 +288,7 @@ func joinPrograms(body string, samples map[string][]string) (string, map[string]
 			for end = next; end < len(lines) && strings.TrimSpace(lines[end]) != ""; end++ {
 			}
 		}
-		var run, laid []string
-		for _, l := range lines[i:end] {
-			if t := strings.TrimSpace(l); t != "" {
-				run = append(run, t)
-			}
-			laid = append(laid, strings.TrimRight(l, " \t"))
-		}
-		one := strings.Join(run, " ")
-		out = append(out, one)
-		if samples == nil {
-			samples = map[string][]string{}
-		}
-		samples[one] = laid
+		out, samples = appendSample(out, samples, lines[i:end])
 		i = end
 	}
 	return strings.Join(out, "\n"), samples
@@ -333,19 +339,7 @@ func joinSamples(body string) (joined string, samples map[string][]string) {
 			i = max(last, i) + 1
 			continue
 		}
-		var run, laid []string
-		for _, l := range lines[i : last+1] {
-			if t := strings.TrimSpace(l); t != "" {
-				run = append(run, t)
-			}
-			laid = append(laid, strings.TrimRight(l, " \t"))
-		}
-		one := strings.Join(run, " ")
-		out = append(out, one)
-		if samples == nil {
-			samples = map[string][]string{}
-		}
-		samples[one] = laid
+		out, samples = appendSample(out, samples, lines[i:last+1])
 		i = last + 1
 	}
 	return strings.Join(out, "\n"), samples
