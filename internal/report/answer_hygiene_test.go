@@ -668,3 +668,17 @@ func TestJoinPrograms(t *testing.T) {
 		t.Errorf("the program is not shown whole as laid out:\n%s", out)
 	}
 }
+
+// A list item is measured without its marker: "- File system level backup" (24 characters of
+// text) is no finding alone, as "File system level backup" would not be; an item of 25 or more is.
+func TestListItemLengthLeavesOutTheMarker(t *testing.T) {
+	body := "There are three fundamentally different approaches to backing up PostgreSQL data:\n\n- SQL dump\n\n- File system level backup\n\n- Continuous archiving of the write-ahead log"
+	var got []string
+	for _, p := range parseSource(body, true).sents {
+		got = append(got, p.text)
+	}
+	want := []string{"There are three fundamentally different approaches to backing up PostgreSQL data:", "- Continuous archiving of the write-ahead log"}
+	if !slices.Equal(got, want) {
+		t.Errorf("quotable sentences %q, want %q", got, want)
+	}
+}

@@ -126,7 +126,8 @@ func splitParsed(body string, extracted bool) []parsed {
 		for n, sent := range sents {
 			k++
 			sent = strings.TrimSpace(strings.TrimRight(sent, " …"))
-			if len(sent) < minQuoteChars || len(sent) > maxQuoteChars || strings.HasSuffix(sent, "?") ||
+			// a list item is measured without its marker: "- File system level backup" is no finding
+			if len(sent)-len(reListMarker.FindString(sent)) < minQuoteChars || len(sent) > maxQuoteChars || strings.HasSuffix(sent, "?") ||
 				isNavigation(sent) || isTOCEntry(sent) {
 				continue
 			}
