@@ -243,7 +243,8 @@ type candidate struct {
 	// on the line after another's and its after lines follows it
 	after   []string
 	line    int
-	para    int // its block of the section (parsed.para): a list item's sentences share one
+	para    int      // its block of the section (parsed.para): a list item's sentences share one
+	items   []string // short list items shown under it, a caption (parsed.items)
 	quality float64
 	pairs   [][2]int32 // adjacentPairs of text, by the lexicon's numbers
 	// gist is how much of what the evidence as a whole is about the sentence says, per
@@ -494,7 +495,7 @@ func answerCandidates(question string, sources []research.Source, texts []parsed
 				q = 0 // quoted only after the caption that introduces it (selectPassages' leadsIn)
 			}
 			out = append(out, candidate{src: i, idx: p.idx, sec: p.sec, heading: p.heading, text: p.text, terms: t, ids: ids,
-				quality: q, blockLine: p.block, pairs: p.pairs, lines: p.lines, layout: p.layout, after: p.after, line: p.line, para: p.para})
+				quality: q, blockLine: p.block, pairs: p.pairs, lines: p.lines, layout: p.layout, after: p.after, line: p.line, para: p.para, items: p.items})
 		}
 	}
 	return out
@@ -1251,13 +1252,16 @@ func quoteCost(c candidate) int {
 	for _, l := range c.after {
 		n += len(l) + 1
 	}
+	for _, l := range c.items {
+		n += len(l) + 3
+	}
 	return n
 }
 
 // follows reports whether candidate b comes right after a in their passage: the next
 // sentence, or the next line after a's block lines (a.after) no candidate holds.
 func follows(a, b candidate) bool {
-	return a.src == b.src && a.sec == b.sec && (b.idx == a.idx+1 || a.line >= 0 && b.line == a.line+1+len(a.after))
+	return a.src == b.src && a.sec == b.sec && (b.idx == a.idx+1+len(a.items) || a.line >= 0 && b.line == a.line+1+len(a.after))
 }
 
 // rrfK is the reciprocal-rank fusion constant: small, since only the first hits of a search
@@ -1379,7 +1383,7 @@ func selectPassages(cands []candidate, labels labelling, naspects, budget int) [
 				// on ("..., and") says nothing without what follows: it is quoted with the
 				// sentence after it, or not at all
 				follow := -1
-				if leadsIn(c.text) {
+				if leadsIn(c.text) && (next[k] >= 0 || c.items == nil) { // its short items alone complete it
 					if follow = next[k]; follow < 0 || spent+quoteCost(*c)+inner+quoteCost(cands[follow]) > budget {
 						continue
 					}
@@ -1717,12 +1721,13 @@ func isCaption(s string) bool {
 // line; other prose is joined as it is. The text is the same: only the line breaks differ.
 func listed(cands []candidate, group []int, joined string) string {
 	isItem := func(k int) bool { return reListMarker.MatchString(cands[k].text) }
-	if len(group) < 2 || isItem(group[0]) || !slices.ContainsFunc(group[1:], isItem) {
+	carries := func(k int) bool { return cands[k].items != nil }
+	if !slices.ContainsFunc(group, carries) && (len(group) < 2 || isItem(group[0]) || !slices.ContainsFunc(group[1:], isItem)) {
 		return joined
 	}
 	var raw strings.Builder
 	for _, k := range group {
-		raw.WriteString(cands[k].text + " ")
+		raw.WriteString(cands[k].text + " " + strings.Join(cands[k].items, " ") + " ")
 	}
 	stars, ticks := strings.Count(raw.String(), "*") >= 2, strings.Count(raw.String(), "`") >= 2
 	var b strings.Builder
@@ -1743,6 +1748,10 @@ func listed(cands []candidate, group []int, joined string) string {
 			nested = false
 		default:
 			b.WriteString(" " + escapeText(t, stars, ticks, false))
+		}
+		for _, item := range cands[k].items {
+			b.WriteString("\n  - " + escapeText(reListMarker.ReplaceAllString(item, ""), stars, ticks, true))
+			nested = true
 		}
 	}
 	return b.String()

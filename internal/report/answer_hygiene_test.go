@@ -681,4 +681,19 @@ func TestListItemLengthLeavesOutTheMarker(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("quotable sentences %q, want %q", got, want)
 	}
+	// the short items are shown under the caption that introduces them, with the long one
+	if items := parseSource(body, true).sents[0].items; !slices.Equal(items, []string{"- SQL dump", "- File system level backup"}) {
+		t.Errorf("the caption's short items: %q", items)
+	}
+	s := corpusSource(1, "Chapter 26. Backup and Restore", "As with everything that contains valuable data, PostgreSQL databases should be backed up regularly.\n\n"+body)
+	out := Answer(AnswerInput{Question: "What are the approaches to backing up PostgreSQL data?", Sources: []research.Source{s}}).Body
+	if !strings.Contains(out, "backing up PostgreSQL data:\n  - SQL dump\n  - File system level backup\n  - Continuous archiving of the write-ahead log") {
+		t.Errorf("the list is not shown whole under its caption:\n%s", out)
+	}
+	// a list of short items alone completes its caption
+	s = corpusSource(1, "Chapter 26. Backup and Restore", "There are three fundamentally different approaches to backing up PostgreSQL data:\n\n- SQL dump\n\n- File system level backup\n\n- Continuous archiving")
+	out = Answer(AnswerInput{Question: "What are the approaches to backing up PostgreSQL data?", Sources: []research.Source{s}}).Body
+	if !strings.Contains(out, "backing up PostgreSQL data:\n  - SQL dump\n  - File system level backup\n  - Continuous archiving [1]") {
+		t.Errorf("the caption is not quoted with its short items:\n%s", out)
+	}
 }

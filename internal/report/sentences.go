@@ -37,6 +37,9 @@ type parsed struct {
 	// holds (layout.linesAfter), and the line's index in the section (-1: not laid out)
 	after []string
 	line  int
+	// items are the list items after the sentence, a caption, too short to quote alone ("- SQL
+	// dump"): shown under it
+	items []string
 	// para numbers the block of its section the sentence sits in (text.SentenceBlocks): a list
 	// item's sentences share one, the paragraph after the list has another
 	para int
@@ -123,13 +126,25 @@ func splitParsed(body string, extracted bool) []parsed {
 		var laid *layout // the section's lines, when a sentence asks
 		first := len(out)
 		sents, paras := text.SentenceBlocks(body)
+		caption := -1 // the quotable caption (ending in a colon) the list items being read follow
 		for n, sent := range sents {
 			k++
 			sent = strings.TrimSpace(strings.TrimRight(sent, " …"))
 			// a list item is measured without its marker: "- File system level backup" is no finding
-			if len(sent)-len(reListMarker.FindString(sent)) < minQuoteChars || len(sent) > maxQuoteChars || strings.HasSuffix(sent, "?") ||
+			short := len(sent)-len(reListMarker.FindString(sent)) < minQuoteChars
+			if short && caption >= 0 && reListMarker.MatchString(sent) && len(out[caption].items) < maxListTail {
+				// but it is shown under the caption that introduces its list ("...approaches to
+				// backing up PostgreSQL data:" with "SQL dump", "File system level backup")
+				out[caption].items = append(out[caption].items, sent)
+				continue
+			}
+			caption = -1
+			if short || len(sent) > maxQuoteChars || strings.HasSuffix(sent, "?") ||
 				isNavigation(sent) || isTOCEntry(sent) {
 				continue
+			}
+			if strings.HasSuffix(sent, ":") {
+				caption = len(out)
 			}
 			// one pass over the words: the key (the sentence regardless of case and punctuation,
 			// to quote it once), the terms and their adjacent pairs
