@@ -1715,10 +1715,10 @@ func isCaption(s string) bool {
 
 // listed is prose as the findings show it (group: consecutive sentences of a section; joined:
 // them on one line, escaped): a list a caption introduces ("...two fundamentally different
-// ways to fix the problem:", the sentence right before its first item) is shown as the passage
-// lists it, each item on a line of
-// its own, an item's next sentences on its line and a paragraph after the list after a blank
-// line; other prose is joined as it is. The text is the same: only the line breaks differ.
+// ways to fix the problem:", the sentence right before its first item), and a caption's short
+// items (candidate.items), are shown as the passage lists them, each item on a line of its own,
+// an item's next sentences on its line and a paragraph after the list after a blank line;
+// other prose is joined as it is. The text is the same: only the line breaks differ.
 func listed(cands []candidate, group []int, joined string) string {
 	isItem := func(k int) bool { return reListMarker.MatchString(cands[k].text) }
 	carries := func(k int) bool { return cands[k].items != nil }
@@ -1736,7 +1736,7 @@ func listed(cands []candidate, group []int, joined string) string {
 		t := cands[k].text
 		switch {
 		case x == 0:
-			b.WriteString(escapeText(t, stars, ticks, true))
+			b.WriteString(escapeText(reListMarker.ReplaceAllString(t, ""), stars, ticks, true))
 		case isItem(k) && (nested || strings.HasSuffix(cands[group[x-1]].text, ":")):
 			// an item right after its caption, or after the item before it
 			b.WriteString("\n  - " + escapeText(reListMarker.ReplaceAllString(t, ""), stars, ticks, true))
