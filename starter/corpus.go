@@ -290,8 +290,8 @@ func removeMeili(ctx context.Context, env config.Env, removed []string) error {
 // skipLog gathers the files indexing skipped, to print them once it ends: one line per file, or
 // one line per directory and reason for several (a Sphinx build's 44 index pages without text
 // are one line naming all 44, not 44 lines). An error with a SkipGroup method names the reason
-// files skipped for the same kind of cause share (git-doc's 187 text sources of its HTML pages,
-// each the source of another page).
+// files skipped for the same kind of cause share (the 203 text sources of git-doc's HTML pages in
+// its top directory, each the source of another page).
 type skipLog struct {
 	mu      sync.Mutex
 	order   []skipGroup

@@ -337,8 +337,8 @@ type SourceOfIndexed struct{ HTML string }
 
 func (e SourceOfIndexed) Error() string { return "the source of " + e.HTML + ", which is indexed" }
 
-// SkipGroup is the reason said once for many files skipped for it: git-doc's 187 text sources
-// are one warning line, not 187.
+// SkipGroup is the reason said once for many files skipped for it: the 203 text sources in
+// git-doc's top directory are one warning line, not 203.
 func (e SourceOfIndexed) SkipGroup() string {
 	return "the sources of the HTML pages of the same names beside them, which are indexed"
 }

@@ -131,8 +131,9 @@ func splitParsed(body string, extracted bool) []parsed {
 			k++
 			sent = strings.TrimSpace(strings.TrimRight(sent, " …"))
 			// a list item is measured without its marker: "- File system level backup" is no finding
-			short := len(sent)-len(reListMarker.FindString(sent)) < minQuoteChars
-			if short && caption >= 0 && reListMarker.MatchString(sent) && len(out[caption].items) < maxListTail {
+			marker := reListMarker.FindString(sent)
+			short := len(sent)-len(marker) < minQuoteChars
+			if short && caption >= 0 && marker != "" && len(out[caption].items) < maxListTail {
 				// but it is shown under the caption that introduces its list ("...approaches to
 				// backing up PostgreSQL data:" with "SQL dump", "File system level backup")
 				out[caption].items = append(out[caption].items, sent)
@@ -278,14 +279,18 @@ func joinPrograms(body string, samples map[string][]string) (string, map[string]
 	}
 	indented := func(l string) bool { return l != "" && (l[0] == ' ' || l[0] == '\t') }
 	lines := strings.Split(body, "\n")
+	// blockEnd is the line after the block of non-blank lines from line i
+	blockEnd := func(i int) int {
+		for i < len(lines) && strings.TrimSpace(lines[i]) != "" {
+			i++
+		}
+		return i
+	}
 	out := make([]string, 0, len(lines))
 	for i := 0; i < len(lines); {
 		// the block from line i, and whether a line after its first is indented
-		end, nested := i, false
-		for end < len(lines) && strings.TrimSpace(lines[end]) != "" {
-			nested = nested || end > i && indented(lines[end])
-			end++
-		}
+		end := blockEnd(i)
+		nested := slices.ContainsFunc(lines[min(i+1, end):end], indented)
 		first := strings.TrimSpace(lines[i])
 		if !nested || indented(lines[i]) || reListMarker.MatchString(first) || isProse(first) && endsSentence(first) {
 			out = append(out, lines[i:max(end, i+1)]...)
@@ -301,8 +306,7 @@ func joinPrograms(body string, samples map[string][]string) (string, map[string]
 			if next == end || next >= len(lines) || !indented(lines[next]) {
 				break
 			}
-			for end = next; end < len(lines) && strings.TrimSpace(lines[end]) != ""; end++ {
-			}
+			end = blockEnd(next)
 		}
 		out, samples = appendSample(out, samples, lines[i:end])
 		i = end
