@@ -245,6 +245,8 @@ type candidate struct {
 	line    int
 	para    int      // its block of the section (parsed.para): a list item's sentences share one
 	items   []string // short list items shown under it, a caption (parsed.items)
+	code    []string // short program text shown under it, an example's caption (parsed.code)
+	carried int      // the sentences its items and code take (parsed.carried)
 	quality float64
 	pairs   [][2]int32 // adjacentPairs of text, by the lexicon's numbers
 	// gist is how much of what the evidence as a whole is about the sentence says, per
@@ -495,7 +497,8 @@ func answerCandidates(question string, sources []research.Source, texts []parsed
 				q = 0 // quoted only after the caption that introduces it (selectPassages' leadsIn)
 			}
 			out = append(out, candidate{src: i, idx: p.idx, sec: p.sec, heading: p.heading, text: p.text, terms: t, ids: ids,
-				quality: q, blockLine: p.block, pairs: p.pairs, lines: p.lines, layout: p.layout, after: p.after, line: p.line, para: p.para, items: p.items})
+				quality: q, blockLine: p.block, pairs: p.pairs, lines: p.lines, layout: p.layout, after: p.after, line: p.line, para: p.para, items: p.items,
+				code: p.code, carried: p.carried})
 		}
 	}
 	return out
@@ -1255,13 +1258,20 @@ func quoteCost(c candidate) int {
 	for _, l := range c.items {
 		n += len(l) + 3
 	}
+	if c.code != nil {
+		n += 12 // the code block's fences
+		for _, l := range c.code {
+			n += len(l) + 3
+		}
+	}
 	return n
 }
 
 // follows reports whether candidate b comes right after a in their passage: the next
-// sentence, or the next line after a's block lines (a.after) no candidate holds.
+// sentence after those a shows under it (its short items and code), or the next line after
+// a's block lines (a.after) no candidate holds.
 func follows(a, b candidate) bool {
-	return a.src == b.src && a.sec == b.sec && (b.idx == a.idx+1+len(a.items) || a.line >= 0 && b.line == a.line+1+len(a.after))
+	return a.src == b.src && a.sec == b.sec && (b.idx == a.idx+1+a.carried || a.line >= 0 && b.line == a.line+1+len(a.after))
 }
 
 // rrfK is the reciprocal-rank fusion constant: small, since only the first hits of a search
@@ -1383,7 +1393,7 @@ func selectPassages(cands []candidate, labels labelling, naspects, budget int) [
 				// on ("..., and") says nothing without what follows: it is quoted with the
 				// sentence after it, or not at all
 				follow := -1
-				if leadsIn(c.text) && (next[k] >= 0 || c.items == nil) { // its short items alone complete it
+				if leadsIn(c.text) && (next[k] >= 0 || c.items == nil && c.code == nil) { // its short items or code alone complete it
 					if follow = next[k]; follow < 0 || spent+quoteCost(*c)+inner+quoteCost(cands[follow]) > budget {
 						continue
 					}
@@ -1638,6 +1648,8 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 //   - a quote that opens with them goes under the bullet before it when under is set (that
 //     bullet quotes the same section, and a line too short to quote left the hole between), else
 //     under a bullet holding its citation alone;
+//   - a sentence's short program text (candidate.code: "SELECT date();" after "Compute the
+//     current date.") follows it in a code block, and the quote goes on after it in a paragraph;
 //   - one line of code quoted alone ("$ git stash pop") stays on the bullet's line, unless
 //     lines too short to quote follow it (candidate.after: its output, "False");
 //   - when text after the first of them ends no sentence, is not laid out and is no caption of
@@ -1645,8 +1657,8 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 //     args.square**2 if args.verbose:" between two lines of code), and the quote is written on
 //     one line: a block with holes would mislead.
 func writeQuote(b *strings.Builder, cands []candidate, group []int, quote string, cite int, under bool) {
-	first := slices.IndexFunc(group, func(k int) bool { return cands[k].lines != nil })
-	if first < 0 || len(group) == 1 && len(cands[group[0]].lines) == 1 && cands[group[0]].after == nil || slices.ContainsFunc(group[first:], func(k int) bool {
+	first := slices.IndexFunc(group, func(k int) bool { return cands[k].lines != nil || cands[k].code != nil })
+	if first < 0 || len(group) == 1 && len(cands[group[0]].lines) == 1 && cands[group[0]].after == nil || slices.ContainsFunc(group[first+1:], func(k int) bool {
 		c := cands[k]
 		return c.lines == nil && c.layout == "" && !endsSentence(c.text) && !isCaption(c.text)
 	}) {
@@ -1663,6 +1675,7 @@ func writeQuote(b *strings.Builder, cands []candidate, group []int, quote string
 		}
 		return listed(cands, group[from:to], escapeQuote(reListMarker.ReplaceAllString(strings.Join(ts, " "), "")))
 	}
+	var pending []string
 	for i := 0; i < len(group); {
 		j := i + 1
 		code := cands[group[i]].lines != nil
@@ -1672,7 +1685,8 @@ func writeQuote(b *strings.Builder, cands []candidate, group []int, quote string
 				j++
 			}
 		} else {
-			for j < len(group) && cands[group[j]].lines == nil {
+			// prose runs on up to program text, or to the end of a sentence showing its own
+			for j < len(group) && cands[group[j]].lines == nil && cands[group[j-1]].code == nil {
 				j++
 			}
 		}
@@ -1680,7 +1694,10 @@ func writeQuote(b *strings.Builder, cands []candidate, group []int, quote string
 		case i == 0 && !code:
 			fmt.Fprintf(b, "- %s [%d]\n", prose(i, j), cite)
 		case code:
-			var lines []string
+			lines := pending // the short program text of the sentence before, as one block with these
+			if pending != nil {
+				lines, pending = append(lines, ""), nil
+			}
 			for x, k := range group[i:j] {
 				if c := cands[k]; c.lines != nil {
 					if x > 0 && len(c.lines) > 1 && len(cands[group[i+x-1]].lines) > 1 {
@@ -1695,6 +1712,15 @@ func writeQuote(b *strings.Builder, cands []candidate, group []int, quote string
 			writeCodeBlock(b, lines, "  ")
 		default:
 			fmt.Fprintf(b, "  %s\n", prose(i, j))
+		}
+		if c := cands[group[j-1]]; !code && c.code != nil {
+			// an example's short program text, under its caption; with the program text after
+			// it, if any, in one block
+			if j < len(group) && cands[group[j]].lines != nil {
+				pending = slices.Clone(c.code)
+			} else {
+				writeCodeBlock(b, c.code, "  ")
+			}
 		}
 		i = j
 	}

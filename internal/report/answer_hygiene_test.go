@@ -697,3 +697,89 @@ func TestListItemLengthLeavesOutTheMarker(t *testing.T) {
 		t.Errorf("the caption is not quoted with its short items:\n%s", out)
 	}
 }
+
+// An example's caption carries the short program text after it, shown under it in a code
+// block ("Compute the current date." and "SELECT date();"), when that text ends its block; a
+// name alone is no example ("row_number()", the term a definition follows), nor the first line
+// of a longer program ("var c = make(chan int)" above "var a string").
+func TestExampleCaptionCarriesItsShortCode(t *testing.T) {
+	body := "Compute the current date.\n\nSELECT date();\n\nCompute the last day of the current month.\n\nSELECT date('now','start of month','+1 month','-1 day');\n\n" +
+		"SQLite supports the following built-in window functions that rank rows:\n\nrow_number()\n\nThe number of the row within the current partition, starting from 1.\n\n" +
+		"This program is guaranteed to print the string it was given.\n\nvar c = make(chan int)\nvar a string\n\nThe write to a is sequenced before the send on c."
+	code := map[string][]string{}
+	for _, p := range parseSource(body, true).sents {
+		code[p.text] = p.code
+	}
+	if got := code["Compute the current date."]; !slices.Equal(got, []string{"SELECT date();"}) {
+		t.Errorf("the caption's short code: %q", got)
+	}
+	for _, s := range []string{"SQLite supports the following built-in window functions that rank rows:", "This program is guaranteed to print the string it was given."} {
+		if got := code[s]; got != nil {
+			t.Errorf("%q carries %q", s, got)
+		}
+	}
+	s := corpusSource(1, "Date And Time Functions — 4. Examples", body)
+	out := Answer(AnswerInput{Question: "How do I compute the current date in SQLite?", Sources: []research.Source{s}}).Body
+	if !strings.Contains(out, "- Compute the current date. [1]\n  ```\n  SELECT date();\n  ```\n") {
+		t.Errorf("the example is not shown with its code:\n%s", out)
+	}
+}
+
+// A block of program text whose lines are not indented under its first is quoted whole, as laid
+// out: "BEGIN;" and "COMMIT;" with the statements between them. Not a block with a line of
+// prose, one too long to quote, one the sentence splitter would cut again, a list or a session
+// at a prompt.
+func TestJoinStatements(t *testing.T) {
+	block := "BEGIN;\nINSERT INTO t1 SELECT b,a,c FROM t2;\nINSERT INTO t2 SELECT b,a,c FROM t1;\nCOMMIT;"
+	body := "Test 11: INSERTs from a SELECT\n\n" + block + "\n\n" +
+		"int sqlite3_reset(sqlite3_stmt *pStmt);\nThe sqlite3_reset() function is called to reset a prepared statement object.\n\n" +
+		"IdentifierList = identifier { \",\" identifier } .\nExpressionList = Expression { \",\" Expression } .\n\n" +
+		">>> x = 1\n>>> y = 2\n\n" + strings.Repeat("x = 1;\n", 100)
+	joined, samples, statements := joinStatements(body, nil)
+	one := "BEGIN; INSERT INTO t1 SELECT b,a,c FROM t2; INSERT INTO t2 SELECT b,a,c FROM t1; COMMIT;"
+	if want := strings.Replace(body, block, one, 1); joined != want {
+		t.Errorf("joined:\n%q\nwant\n%q", joined, want)
+	}
+	if got := strings.Join(samples[one], "\n"); got != block || len(samples) != 1 || !statements[one] || len(statements) != 1 {
+		t.Errorf("the block's lines:\n%s\nwant\n%s (%d samples, %v)", got, block, len(samples), statements)
+	}
+	s := corpusSource(1, "SQLite Database Speed Comparison — Test 11: INSERTs from a SELECT",
+		"The statements below copy each table into the other within one transaction:\n\n"+block)
+	out := Answer(AnswerInput{Question: "How fast are INSERTs from a SELECT within one transaction?", Sources: []research.Source{s}}).Body
+	if !strings.Contains(out, "  ```\n  BEGIN;\n  INSERT INTO t1 SELECT b,a,c FROM t2;\n  INSERT INTO t2 SELECT b,a,c FROM t1;\n  COMMIT;\n  ```\n") {
+		t.Errorf("the block is not shown whole after its caption:\n%s", out)
+	}
+}
+
+// A sample or program is found by the sentence the splitter writes of it, its white space
+// folded: a session whose comments line up ("$ git log v2.5..        # commits since v2.5") was
+// shown as one run-on line in its code block.
+func TestSampleWithAlignedLinesIsLaidOut(t *testing.T) {
+	session := "$ git bisect start\n$ git bisect bad                # current version is bad\n$ git bisect good v2.6.13-rc2   # last known good revision\n" +
+		"                                # test here, then:\n$ git bisect good               # if this revision is good"
+	body := "Suppose you are trying to find the commit that broke a feature. You start a bisect session as follows:\n\n" + session
+	for _, p := range parseSource(body, true).sents {
+		if strings.HasPrefix(p.text, "$ git bisect start") {
+			if got := strings.Join(p.lines, "\n"); got != session {
+				t.Errorf("the session's lines:\n%s", got)
+			}
+			return
+		}
+	}
+	t.Errorf("no sentence holds the session: %+v", parseSource(body, true).sents)
+}
+
+// A caption's short code and the program text quoted after it are one code block, the page's
+// blank line between them, not two blocks one under the other.
+func TestCaptionCodeJoinsTheProgramAfterIt(t *testing.T) {
+	var b strings.Builder
+	cands := []candidate{
+		{text: "That is, these three uses of dataclass() are equivalent:", code: []string{"@dataclass", "class C:", "    ..."}, carried: 1},
+		{text: "@dataclass() class C: ...", lines: []string{"@dataclass()", "class C:", "    ..."}},
+	}
+	writeQuote(&b, cands, []int{0, 1}, "That is, these three uses of dataclass() are equivalent: @dataclass() class C: ...", 1, false)
+	want := "- That is, these three uses of dataclass() are equivalent: [1]\n  ```\n  @dataclass\n  class C:\n      ...\n\n  @dataclass()\n  class C:\n      ...\n  ```\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}

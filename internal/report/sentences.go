@@ -40,6 +40,11 @@ type parsed struct {
 	// items are the list items after the sentence, a caption, too short to quote alone ("- SQL
 	// dump"): shown under it
 	items []string
+	// code is the short program text after the sentence, an example's caption, too short to
+	// quote alone ("SELECT date();" after "Compute the current date."): shown under it in a code
+	// block; carried counts the sentences items and code take, which follows() steps over
+	code    []string
+	carried int
 	// para numbers the block of its section the sentence sits in (text.SentenceBlocks): a list
 	// item's sentences share one, the paragraph after the list has another
 	para int
@@ -119,14 +124,17 @@ func splitParsed(body string, extracted bool) []parsed {
 	for si, sec := range secs {
 		body := stripFootnotes(sec.text)
 		var samples map[string][]string
+		var statements map[string]bool
 		if extracted {
 			body, samples = joinSamples(body)
 			body, samples = joinPrograms(body, samples)
+			body, samples, statements = joinStatements(body, samples)
 		}
 		var laid *layout // the section's lines, when a sentence asks
 		first := len(out)
 		sents, paras := text.SentenceBlocks(body)
 		caption := -1 // the quotable caption (ending in a colon) the list items being read follow
+		example := -1 // the quotable prose sentence right before the short code being read
 		for n, sent := range sents {
 			k++
 			sent = strings.TrimSpace(strings.TrimRight(sent, " …"))
@@ -137,9 +145,24 @@ func splitParsed(body string, extracted bool) []parsed {
 				// but it is shown under the caption that introduces its list ("...approaches to
 				// backing up PostgreSQL data:" with "SQL dump", "File system level backup")
 				out[caption].items = append(out[caption].items, sent)
+				out[caption].carried++
+				example = -1 // program text after the list is not the caption's example
 				continue
 			}
 			caption = -1
+			if e := example; short && e >= 0 && marker == "" && paras[n] != out[e].para &&
+				len(out[e].code) < maxListTail && isShortCode(sent, samples) && endsShortCode(&laid, body, sents, n, samples) {
+				// and short program text is shown under the sentence before it, an example's
+				// caption ("Compute the current date." with "SELECT date();"), as one block
+				if lines := samples[sent]; lines != nil {
+					out[e].code = append(out[e].code, lines...)
+				} else {
+					out[e].code = append(out[e].code, sent)
+				}
+				out[e].carried++
+				continue
+			}
+			example = -1
 			if short || len(sent) > maxQuoteChars || strings.HasSuffix(sent, "?") ||
 				isNavigation(sent) || isTOCEntry(sent) {
 				continue
@@ -154,7 +177,7 @@ func splitParsed(body string, extracted bool) []parsed {
 			terms, pairs := termsAndPairs(words)
 			terms = slices.Clip(terms)
 			p := parsed{idx: k, sec: si, heading: sec.heading, text: sent, key: key, keyHash: keyHashOf(key),
-				terms: terms, ids: newTermIDs(terms), quality: sentenceQuality(sent, terms), block: captionOnly(extracted, body, sent),
+				terms: terms, ids: newTermIDs(terms), quality: sentenceQuality(sent, terms), block: captionOnly(extracted, body, sent) || statements[sent],
 				pairs: internPairs(pairs), boiler: boilerplateBits(sent), lines: samples[sent], line: -1, para: paras[n]}
 			if code := looksLikeCode(sent) || isShellLine(sent); p.lines == nil && extracted && (code || !endsSentence(sent)) {
 				if laid == nil {
@@ -167,6 +190,9 @@ func splitParsed(body string, extracted bool) []parsed {
 				}
 			}
 			out = append(out, p)
+			if extracted && p.lines == nil && p.layout == "" && marker == "" && isProse(sent) {
+				example = len(out) - 1
+			}
 		}
 		if laid != nil {
 			// a laid-out line shows the block's lines after it that no sentence quotes
@@ -260,7 +286,7 @@ func appendSample(out []string, samples map[string][]string, block []string) ([]
 	if samples == nil {
 		samples = map[string][]string{}
 	}
-	samples[one] = laid
+	samples[oneLine(one)] = laid // as the sentence splitter folds it: "ConstDecl = ..." of "ConstDecl      = ..."
 	return append(out, one), samples
 }
 
@@ -312,6 +338,63 @@ func joinPrograms(body string, samples map[string][]string) (string, map[string]
 		i = end
 	}
 	return strings.Join(out, "\n"), samples
+}
+
+// joinStatements writes each block of program text that joinPrograms leaves (none of its
+// lines indented under its first) on one line, as joinPrograms does a program, and adds its
+// lines as the passage lays them out to samples: a block of two lines or more, no blank line
+// between them, whose first line is program text (looksLikeCode, a trailing comment aside:
+// "SELECT unixepoch(); -- now"), none of whose lines is prose that ends a sentence ("The
+// sqlite3_reset() function is called to reset a prepared statement."), and which on one line
+// is still code to the sentence splitter (text.IsCode), which keeps it whole (a grammar's
+// productions, each ending in " .", would be split apart again) and short enough to quote.
+// Line by line, a block's statements were quoted apart ("BEGIN;" and "COMMIT;" lost around
+// "INSERT INTO t1 SELECT b,a,c FROM t2;"), and lines too short to quote ("SELECT
+// unixepoch();") were lost. A list, an interpreter's session (its prompts and outputs) and a
+// sample joined already stay as they are; a longer block stays a line a sentence, as before.
+// joined marks the lines written, which like the lines they join are quoted only after what
+// introduces them (captionOnly).
+func joinStatements(body string, samples map[string][]string) (_ string, _ map[string][]string, joined map[string]bool) {
+	if !strings.ContainsAny(body, ";{}=") && !strings.Contains(body, "()") {
+		return body, samples, nil // no line looks like code: nothing to join (most passages)
+	}
+	lines := strings.Split(body, "\n")
+	out := make([]string, 0, len(lines))
+	for i := 0; i < len(lines); {
+		end := i
+		for end < len(lines) && strings.TrimSpace(lines[end]) != "" {
+			end++
+		}
+		one := oneLine(strings.Join(lines[i:max(end, i+1)], " "))
+		if end-i < 2 || len(one) > maxQuoteChars || !text.IsCode(one) || !looksLikeCode(codePart(strings.TrimSpace(lines[i]))) ||
+			slices.ContainsFunc(lines[i:end], func(l string) bool {
+				t := strings.TrimSpace(l)
+				c := codePart(t)
+				return samples[oneLine(t)] != nil || reListMarker.MatchString(t) || rePrompt.MatchString(t) || isProse(c) && endsSentence(c)
+			}) {
+			out = append(out, lines[i:max(end, i+1)]...)
+			i = max(end, i+1)
+			continue
+		}
+		out, samples = appendSample(out, samples, lines[i:end])
+		if joined == nil {
+			joined = map[string]bool{}
+		}
+		joined[oneLine(out[len(out)-1])] = true
+		i = end
+	}
+	return strings.Join(out, "\n"), samples, joined
+}
+
+// codePart is a line of program text without its trailing comment ("SELECT date(); -- today"
+// is "SELECT date();"), when the text before the comment is program text; else the line.
+func codePart(l string) string {
+	for _, mark := range []string{" -- ", " # ", " // "} {
+		if i := strings.Index(l, mark); i > 0 && looksLikeCode(l[:i]) {
+			return strings.TrimSpace(l[:i])
+		}
+	}
+	return l
 }
 
 // joinSamples writes each configuration sample of body on one line, so that the answer quotes
@@ -375,6 +458,38 @@ func laidOutLine(l string) bool {
 		return false
 	}
 	return smallWords(l) < 2
+}
+
+// endsShortCode reports whether the program text sents[n] is laid out ends its block, or the
+// next sentence is short program text too: an example's caption carries its program text
+// whole, never its first lines ("var c = make(chan int)" of a program after an explanation of
+// the one before). laid is the section's layout, made when first asked for.
+func endsShortCode(laid **layout, body string, sents []string, n int, samples map[string][]string) bool {
+	if *laid == nil {
+		*laid = newLayout(body)
+	}
+	_, i := (*laid).lineOf(sents[n], false)
+	if i < 0 {
+		return false
+	}
+	if i+1 >= len((*laid).lines) || strings.TrimSpace((*laid).lines[i+1]) == "" {
+		return true
+	}
+	next := strings.TrimSpace(strings.TrimRight(sents[min(n+1, len(sents)-1)], " …"))
+	return n+1 < len(sents) && len(next) < minQuoteChars && isShortCode(next, samples)
+}
+
+// isShortCode reports program text that an example's caption may carry: a sample or program
+// written on one line (joinSamples, joinPrograms, joinStatements), a command at a shell prompt,
+// or a statement of code (looksLikeCode, and ending in ";" or assigning: "SELECT date();",
+// "x = 1"). A name alone ("row_number()", a term its definition follows) is no example of the
+// sentence before it, and a line at an interpreter's prompt is shown with its output only when
+// quoted for itself.
+func isShortCode(s string, samples map[string][]string) bool {
+	if rePrompt.MatchString(s) {
+		return false
+	}
+	return samples[s] != nil || isShellLine(s) || looksLikeCode(s) && (strings.HasSuffix(s, ";") || strings.Contains(s, "="))
 }
 
 // isShellLine reports a command at a shell prompt ("$ git stash list"): quoted for itself (a
