@@ -735,12 +735,16 @@ func TestJoinStatements(t *testing.T) {
 		"int sqlite3_reset(sqlite3_stmt *pStmt);\nThe sqlite3_reset() function is called to reset a prepared statement object.\n\n" +
 		"IdentifierList = identifier { \",\" identifier } .\nExpressionList = Expression { \",\" Expression } .\n\n" +
 		">>> x = 1\n>>> y = 2\n\n" + strings.Repeat("x = 1;\n", 100)
+	// a statement with a comment of prose after it is program text too
+	commented := "SELECT datetime(1092941466, 'unixepoch');\nSELECT datetime(1092941466, 'auto'); -- Does not work for early 1970!"
+	body += "\n\nCompute the date and time given a unix timestamp 1092941466.\n\n" + commented
 	joined, samples, statements := joinStatements(body, nil)
 	one := "BEGIN; INSERT INTO t1 SELECT b,a,c FROM t2; INSERT INTO t2 SELECT b,a,c FROM t1; COMMIT;"
-	if want := strings.Replace(body, block, one, 1); joined != want {
+	two := "SELECT datetime(1092941466, 'unixepoch'); SELECT datetime(1092941466, 'auto'); -- Does not work for early 1970!"
+	if want := strings.Replace(strings.Replace(body, block, one, 1), commented, two, 1); joined != want {
 		t.Errorf("joined:\n%q\nwant\n%q", joined, want)
 	}
-	if got := strings.Join(samples[one], "\n"); got != block || len(samples) != 1 || !statements[one] || len(statements) != 1 {
+	if got := strings.Join(samples[one], "\n"); got != block || len(samples) != 2 || !statements[one] || !statements[two] || len(statements) != 2 {
 		t.Errorf("the block's lines:\n%s\nwant\n%s (%d samples, %v)", got, block, len(samples), statements)
 	}
 	s := corpusSource(1, "SQLite Database Speed Comparison — Test 11: INSERTs from a SELECT",

@@ -346,8 +346,8 @@ func joinPrograms(body string, samples map[string][]string) (string, map[string]
 // between them, whose first line is program text (looksLikeCode, a trailing comment aside:
 // "SELECT unixepoch(); -- now"), none of whose lines is prose that ends a sentence ("The
 // sqlite3_reset() function is called to reset a prepared statement."), and which on one line
-// is still code to the sentence splitter (text.IsCode), which keeps it whole (a grammar's
-// productions, each ending in " .", would be split apart again) and short enough to quote.
+// is one sentence to the sentence splitter (a grammar's productions, each ending in " .", would
+// be split apart again) and short enough to quote.
 // Line by line, a block's statements were quoted apart ("BEGIN;" and "COMMIT;" lost around
 // "INSERT INTO t1 SELECT b,a,c FROM t2;"), and lines too short to quote ("SELECT
 // unixepoch();") were lost. A list, an interpreter's session (its prompts and outputs) and a
@@ -366,7 +366,7 @@ func joinStatements(body string, samples map[string][]string) (_ string, _ map[s
 			end++
 		}
 		one := oneLine(strings.Join(lines[i:max(end, i+1)], " "))
-		if end-i < 2 || len(one) > maxQuoteChars || !text.IsCode(one) || !looksLikeCode(codePart(strings.TrimSpace(lines[i]))) ||
+		if end-i < 2 || len(one) > maxQuoteChars || len(text.Sentences(one)) != 1 || !looksLikeCode(codePart(strings.TrimSpace(lines[i]))) ||
 			slices.ContainsFunc(lines[i:end], func(l string) bool {
 				t := strings.TrimSpace(l)
 				c := codePart(t)
