@@ -787,3 +787,23 @@ func TestCaptionCodeJoinsTheProgramAfterIt(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+// A passage is quoted for its best sentence: one chosen for a sentence that repeats a quote
+// taken (a list of requirements, each a sentence copied from another page) quotes none of its
+// other sentences, which only rode on that one.
+func TestPassageWithoutItsBestSentenceIsNotQuoted(t *testing.T) {
+	upsert := corpusSource(1, "UPSERT — 2. Description",
+		"UPSERT is a clause added to INSERT that causes the INSERT to behave as an UPDATE or a no-op if the INSERT would violate a uniqueness constraint. "+
+			"An UPSERT is an ordinary INSERT statement that is followed by a special ON CONFLICT clause.")
+	reqs := corpusSource(2, "SQLite Requirements — 2.0 List Of Requirements",
+		"R-25541-17189 UPSERT is a clause added to INSERT that causes the INSERT to behave as an UPDATE or a no-op if the INSERT would violate a uniqueness constraint.\n\n"+
+			"R-25588-27181 The callbacks for triggers contain a UTF-8 SQL comment that identifies the trigger that was fired by the INSERT statement.\n\n"+
+			"R-25616-61116 The database connection can be changed between full and incremental autovacuum mode at any time after an UPDATE.")
+	out := Answer(AnswerInput{Question: "How do I make an INSERT update the existing row when the key is already there?", Sources: []research.Source{upsert, reqs}}).Body
+	if !strings.Contains(out, "UPSERT is a clause added to INSERT") {
+		t.Fatalf("the answer does not quote the UPSERT page:\n%s", out)
+	}
+	if strings.Contains(out, "R-25") || strings.Contains(out, "[2]") {
+		t.Errorf("the requirements list is quoted for sentences that rode on a repeat:\n%s", out)
+	}
+}
