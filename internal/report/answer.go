@@ -110,9 +110,10 @@ const (
 	// minQuoteScore is the floor for a sentence of a passage already chosen for its aspect,
 	// and minQuoteShare the share of the passage's best sentence's score it must have too:
 	// the passage is chosen for that one, and a sentence that says a tenth as much rides on it.
-	// Measured in internal/devloop, saturation report recall, eight sets pooled: 0.3082 ->
-	// 0.3095 (c-py-fake-dependencies gains a fact, no question loses one), the same at 0.1 and
-	// 0.3, 0.3051 at 0.4; the blind pgblind2 set 0.209 at each.
+	// Measured in internal/devloop, saturation report recall, eight sets pooled: 0.3047 ->
+	// 0.3073 (Python 0.420 -> 0.439, none down; before the passage's best sentence was taken
+	// first, 0.3082 -> 0.3095, the same at 0.1 and 0.3, 0.3051 at 0.4); the blind pgblind2 set
+	// 0.213 either way.
 	minQuoteScore = 0.05
 	minQuoteShare = 0.2
 	// maxGapChars bounds a sentence quoted because the sentences either side of it are
@@ -1381,6 +1382,11 @@ func selectPassages(cands []candidate, labels labelling, naspects, budget int) [
 			// evidence is about, up to the passage quota, so that more passages fit
 			mine := slices.Clone(bySrc[best])
 			slices.SortStableFunc(mine, func(x, y int) int { return cmp.Compare(cands[y].gist, cands[x].gist) })
+			// but its best sentence for the aspect first: the passage is chosen for it
+			if b := slices.IndexFunc(mine, func(k int) bool { return cands[k].rel[j] >= score[best][j] }); b > 0 {
+				k := mine[b]
+				mine = append([]int{k}, slices.Delete(mine, b, b+1)...)
+			}
 			quota := 0
 			for _, k := range mine {
 				c := &cands[k]
@@ -1470,9 +1476,11 @@ func selectPassages(cands []candidate, labels labelling, naspects, budget int) [
 			// passage's other sentences about anything (a list of requirements copied from every
 			// page, chosen for the one that repeats the page quoted first), so it quotes nothing
 			// and the next passage is chosen. Measured in internal/devloop, saturation report
-			// recall, eight sets pooled: 0.3030 -> 0.3082 (SQLite 0.409 -> 0.418, Python 0.409 ->
-			// 0.430, pgblind 0.185 -> 0.191; four questions up, one down); the blind pgblind2
-			// set 0.213 -> 0.209. Half the best sentence's score instead: no change; 0.8: 0.3055.
+			// recall, eight sets pooled: 0.3030 -> 0.3047 (Python 0.409 -> 0.420), and with
+			// minQuoteShare 0.3073; the blind pgblind2 set 0.213 either way. Without the best
+			// sentence first, its sentences in gist order, a passage whose best sentence came
+			// after one that left it no room quoted nothing: pooled 0.3095, pgblind2 0.209, and a
+			// small budget's findings lost the passage that answers.
 			if len(picked) > before && !slices.ContainsFunc(picked[before:], func(k int) bool {
 				return cands[k].rel[j] >= score[best][j]
 			}) {

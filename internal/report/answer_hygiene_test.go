@@ -823,3 +823,18 @@ func TestPassageQuotesRideOnlyOnAFairShare(t *testing.T) {
 		t.Errorf("picked %v, want the two best sentences [0 2]", picked)
 	}
 }
+
+// A chosen passage quotes its best sentence for the aspect first, then the others by their
+// gist: quoted after a sentence that left it no room, the best one was lost, and with it the
+// passage (a small budget's findings lost the passage that answers).
+func TestPassageQuotesItsBestSentenceFirst(t *testing.T) {
+	cands := []candidate{
+		{src: 0, idx: 0, text: strings.Repeat("A sentence that says much of what the evidence is about. ", 3), rel: []float64{0.5}, gist: 0.9, line: -1},
+		{src: 0, idx: 1, text: "The sentence that answers the question best.", rel: []float64{0.9}, gist: 0.5, line: -1},
+	}
+	labels := labelling{of: [][]string{{"First"}}, from: []bool{false}}
+	budget := quoteCost(cands[0]) + quoteCost(cands[1])/2 // room for the first sentence, not both
+	if picked := selectPassages(cands, labels, 1, budget); !slices.Equal(picked, []int{1}) {
+		t.Errorf("picked %v at a budget of %d, want the best sentence [1]", picked, budget)
+	}
+}
