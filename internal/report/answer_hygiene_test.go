@@ -808,22 +808,6 @@ func TestPassageWithoutItsBestSentenceIsNotQuoted(t *testing.T) {
 	}
 }
 
-// A sentence of a chosen passage is quoted only if it says a fair share of what the passage's
-// best sentence does for the aspect (minQuoteShare): the passage is chosen for that one.
-func TestPassageQuotesRideOnlyOnAFairShare(t *testing.T) {
-	cands := []candidate{
-		{src: 0, idx: 0, text: "The best sentence of the first passage answers the question.", rel: []float64{0.9}, gist: 0.9, line: -1},
-		{src: 0, idx: 5, text: "A sentence of the first passage that hardly touches the question.", rel: []float64{0.1}, gist: 0.8, line: -1},
-		{src: 1, idx: 0, text: "The best sentence of the second passage answers the question too.", rel: []float64{0.5}, gist: 0.5, line: -1},
-	}
-	labels := labelling{of: [][]string{{"First"}, {"Second"}}, from: []bool{false, false}}
-	picked := selectPassages(cands, labels, 1, DefaultFindingsBudget)
-	slices.Sort(picked)
-	if !slices.Equal(picked, []int{0, 2}) {
-		t.Errorf("picked %v, want the two best sentences [0 2]", picked)
-	}
-}
-
 // A chosen passage quotes its best sentence for the aspect first, then the others by their
 // gist: quoted after a sentence that left it no room, the best one was lost, and with it the
 // passage (a small budget's findings lost the passage that answers).
