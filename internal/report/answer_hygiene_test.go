@@ -822,3 +822,18 @@ func TestPassageQuotesItsBestSentenceFirst(t *testing.T) {
 		t.Errorf("picked %v at a budget of %d, want the best sentence [1]", picked, budget)
 	}
 }
+
+// An example's line of code is quoted after its caption though codeQuality discounts it: asked
+// for the last day of the month, the findings show the query that computes it, not only the
+// caption (a floor of a share of the passage's best sentence kept such lines out).
+func TestExampleCodeIsQuotedWithItsCaption(t *testing.T) {
+	body := "Compute the current date.\n\nSELECT date();\n\n" +
+		"Compute the date and time given a unix timestamp 1092941466.\n\nSELECT datetime(1092941466, 'unixepoch');\nSELECT datetime(1092941466, 'auto'); -- Does not work for early 1970!\n\n" +
+		"Compute the number of days since the signing of the US Declaration of Independence.\n\nSELECT julianday('now') - julianday('1776-07-04');\n\n" +
+		"Compute the last day of the current month.\n\nSELECT date('now','start of month','+1 month','-1 day');"
+	s := corpusSource(1, "Date And Time Functions — 4. Examples", body)
+	out := Answer(AnswerInput{Question: "How do I get today's date and the last day of the current month in an SQLite query?", Sources: []research.Source{s}}).Body
+	if !strings.Contains(out, "Compute the last day of the current month.\n  ```\n  SELECT date('now','start of month','+1 month','-1 day');\n  ```") {
+		t.Errorf("the caption is quoted without its code:\n%s", out)
+	}
+}
