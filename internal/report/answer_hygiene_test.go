@@ -837,3 +837,19 @@ func TestExampleCodeIsQuotedWithItsCaption(t *testing.T) {
 		t.Errorf("the caption is quoted without its code:\n%s", out)
 	}
 }
+
+// An example's caption that is a paragraph of its own is quoted on through the block of
+// statements after it, which is quoted only after what introduces it; the last sentence of a
+// paragraph explaining the program before it is not.
+func TestExampleCaptionIsQuotedWithItsStatements(t *testing.T) {
+	body := "Compute the current unix timestamp.\n\nSELECT unixepoch();\nSELECT strftime('%s');\n\n" +
+		"The program above prints the unix timestamp. It is guaranteed to print the current time.\n\nvar c = make(chan int);\nvar a = 1;"
+	s := corpusSource(1, "Date And Time Functions — 4. Examples", body)
+	out := Answer(AnswerInput{Question: "How do I compute the current unix timestamp and print the current time?", Sources: []research.Source{s}}).Body
+	if !strings.Contains(out, "Compute the current unix timestamp. [1]\n  ```\n  SELECT unixepoch();\n  SELECT strftime('%s');\n  ```") {
+		t.Errorf("the caption is quoted without its statements:\n%s", out)
+	}
+	if strings.Contains(out, "var c = make(chan int);") {
+		t.Errorf("an explanation is quoted with the next program's statements:\n%s", out)
+	}
+}
