@@ -1381,7 +1381,8 @@ func selectPassages(cands []candidate, labels labelling, naspects, budget int) [
 			mine := slices.Clone(bySrc[best])
 			slices.SortStableFunc(mine, func(x, y int) int { return cmp.Compare(cands[y].gist, cands[x].gist) })
 			// but its best sentence for the aspect first: the passage is chosen for it
-			if b := slices.IndexFunc(mine, func(k int) bool { return cands[k].rel[j] >= score[best][j] }); b > 0 {
+			isBest := func(k int) bool { return cands[k].rel[j] >= score[best][j] }
+			if b := slices.IndexFunc(mine, isBest); b > 0 {
 				k := mine[b]
 				mine = append([]int{k}, slices.Delete(mine, b, b+1)...)
 			}
@@ -1482,9 +1483,7 @@ func selectPassages(cands []candidate, labels labelling, naspects, budget int) [
 			// gist order), a passage whose best sentence came after one that left it no room
 			// quoted nothing: pooled 0.3082, pgblind2 0.209, and a small budget's findings lost
 			// the passage that answers.
-			if len(picked) > before && !slices.ContainsFunc(picked[before:], func(k int) bool {
-				return cands[k].rel[j] >= score[best][j]
-			}) {
+			if len(picked) > before && !slices.ContainsFunc(picked[before:], isBest) {
 				for _, k := range picked[before:] {
 					cands[k].picked = false
 				}
@@ -2430,11 +2429,6 @@ func isExampleCaption(cands []candidate, k int) bool {
 	if c.lines != nil || c.layout != "" || !isProse(c.text) {
 		return false
 	}
-	if k > 0 && cands[k-1].src == c.src && cands[k-1].sec == c.sec && cands[k-1].para == c.para {
-		return false
-	}
-	if k+1 < len(cands) && cands[k+1].src == c.src && cands[k+1].para == c.para {
-		return false
-	}
-	return true
+	samePara := func(o candidate) bool { return o.src == c.src && o.sec == c.sec && o.para == c.para }
+	return (k == 0 || !samePara(cands[k-1])) && (k+1 == len(cands) || !samePara(cands[k+1]))
 }

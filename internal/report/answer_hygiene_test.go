@@ -300,6 +300,11 @@ func corpusSource(n int, title, text string) research.Source {
 	return s
 }
 
+// answerOne is the findings written for question from one corpus passage.
+func answerOne(question, title, text string) string {
+	return Answer(AnswerInput{Question: question, Sources: []research.Source{corpusSource(1, title, text)}}).Body
+}
+
 // A quote that stops inside a code block is quoted on to the block's end: the sentence splitter
 // joins a caption to the block's first line, and the steps after it are what the caption
 // promised ("do the age sort first and then sort again using grade"). A block after a whole
@@ -662,8 +667,7 @@ func TestJoinPrograms(t *testing.T) {
 	if j, s := joinPrograms("No line is indented.\nNone at all.", nil); j != "No line is indented.\nNone at all." || s != nil {
 		t.Errorf("a passage without indentation changed: %q %v", j, s)
 	}
-	s := corpusSource(1, "Coroutines and Tasks — Timeouts", "Use the context manager to bound the time a task may take:\n\n"+program+"\n\nIf long_running_task takes more than 10 seconds to complete, the context manager will cancel the current task.")
-	out := Answer(AnswerInput{Question: "How do I cancel a long running task after a timeout?", Sources: []research.Source{s}}).Body
+	out := answerOne("How do I cancel a long running task after a timeout?", "Coroutines and Tasks — Timeouts", "Use the context manager to bound the time a task may take:\n\n"+program+"\n\nIf long_running_task takes more than 10 seconds to complete, the context manager will cancel the current task.")
 	if !strings.Contains(out, "  ```\n  async def main():\n      try:\n          await long_running_task()\n") {
 		t.Errorf("the program is not shown whole as laid out:\n%s", out)
 	}
@@ -685,14 +689,12 @@ func TestListItemLengthLeavesOutTheMarker(t *testing.T) {
 	if items := parseSource(body, true).sents[0].items; !slices.Equal(items, []string{"- SQL dump", "- File system level backup"}) {
 		t.Errorf("the caption's short items: %q", items)
 	}
-	s := corpusSource(1, "Chapter 26. Backup and Restore", "As with everything that contains valuable data, PostgreSQL databases should be backed up regularly.\n\n"+body)
-	out := Answer(AnswerInput{Question: "What are the approaches to backing up PostgreSQL data?", Sources: []research.Source{s}}).Body
+	out := answerOne("What are the approaches to backing up PostgreSQL data?", "Chapter 26. Backup and Restore", "As with everything that contains valuable data, PostgreSQL databases should be backed up regularly.\n\n"+body)
 	if !strings.Contains(out, "backing up PostgreSQL data:\n  - SQL dump\n  - File system level backup\n  - Continuous archiving of the write-ahead log") {
 		t.Errorf("the list is not shown whole under its caption:\n%s", out)
 	}
 	// a list of short items alone completes its caption
-	s = corpusSource(1, "Chapter 26. Backup and Restore", "There are three fundamentally different approaches to backing up PostgreSQL data:\n\n- SQL dump\n\n- File system level backup\n\n- Continuous archiving")
-	out = Answer(AnswerInput{Question: "What are the approaches to backing up PostgreSQL data?", Sources: []research.Source{s}}).Body
+	out = answerOne("What are the approaches to backing up PostgreSQL data?", "Chapter 26. Backup and Restore", "There are three fundamentally different approaches to backing up PostgreSQL data:\n\n- SQL dump\n\n- File system level backup\n\n- Continuous archiving")
 	if !strings.Contains(out, "backing up PostgreSQL data:\n  - SQL dump\n  - File system level backup\n  - Continuous archiving [1]") {
 		t.Errorf("the caption is not quoted with its short items:\n%s", out)
 	}
@@ -718,8 +720,7 @@ func TestExampleCaptionCarriesItsShortCode(t *testing.T) {
 			t.Errorf("%q carries %q", s, got)
 		}
 	}
-	s := corpusSource(1, "Date And Time Functions — 4. Examples", body)
-	out := Answer(AnswerInput{Question: "How do I compute the current date in SQLite?", Sources: []research.Source{s}}).Body
+	out := answerOne("How do I compute the current date in SQLite?", "Date And Time Functions — 4. Examples", body)
 	if !strings.Contains(out, "- Compute the current date. [1]\n  ```\n  SELECT date();\n  ```\n") {
 		t.Errorf("the example is not shown with its code:\n%s", out)
 	}
@@ -831,8 +832,7 @@ func TestExampleCodeIsQuotedWithItsCaption(t *testing.T) {
 		"Compute the date and time given a unix timestamp 1092941466.\n\nSELECT datetime(1092941466, 'unixepoch');\nSELECT datetime(1092941466, 'auto'); -- Does not work for early 1970!\n\n" +
 		"Compute the number of days since the signing of the US Declaration of Independence.\n\nSELECT julianday('now') - julianday('1776-07-04');\n\n" +
 		"Compute the last day of the current month.\n\nSELECT date('now','start of month','+1 month','-1 day');"
-	s := corpusSource(1, "Date And Time Functions — 4. Examples", body)
-	out := Answer(AnswerInput{Question: "How do I get today's date and the last day of the current month in an SQLite query?", Sources: []research.Source{s}}).Body
+	out := answerOne("How do I get today's date and the last day of the current month in an SQLite query?", "Date And Time Functions — 4. Examples", body)
 	if !strings.Contains(out, "Compute the last day of the current month.\n  ```\n  SELECT date('now','start of month','+1 month','-1 day');\n  ```") {
 		t.Errorf("the caption is quoted without its code:\n%s", out)
 	}
@@ -844,8 +844,7 @@ func TestExampleCodeIsQuotedWithItsCaption(t *testing.T) {
 func TestExampleCaptionIsQuotedWithItsStatements(t *testing.T) {
 	body := "Compute the current unix timestamp.\n\nSELECT unixepoch();\nSELECT strftime('%s');\n\n" +
 		"The program above prints the unix timestamp. It is guaranteed to print the current time.\n\nvar c = make(chan int);\nvar a = 1;"
-	s := corpusSource(1, "Date And Time Functions — 4. Examples", body)
-	out := Answer(AnswerInput{Question: "How do I compute the current unix timestamp and print the current time?", Sources: []research.Source{s}}).Body
+	out := answerOne("How do I compute the current unix timestamp and print the current time?", "Date And Time Functions — 4. Examples", body)
 	if !strings.Contains(out, "Compute the current unix timestamp. [1]\n  ```\n  SELECT unixepoch();\n  SELECT strftime('%s');\n  ```") {
 		t.Errorf("the caption is quoted without its statements:\n%s", out)
 	}

@@ -131,13 +131,19 @@ func splitParsed(body string, extracted bool) []parsed {
 			body, samples, statements = joinStatements(body, samples)
 		}
 		var laid *layout // the section's lines, when a sentence asks
+		layoutOf := func() *layout {
+			if laid == nil {
+				laid = newLayout(body)
+			}
+			return laid
+		}
 		first := len(out)
 		sents, paras := text.SentenceBlocks(body)
 		caption := -1 // the quotable caption (ending in a colon) the list items being read follow
 		example := -1 // the quotable prose sentence right before the short code being read
 		for n, sent := range sents {
 			k++
-			sent = strings.TrimSpace(strings.TrimRight(sent, " …"))
+			sent = trimSentence(sent)
 			// a list item is measured without its marker: "- File system level backup" is no finding
 			marker := reListMarker.FindString(sent)
 			short := len(sent)-len(marker) < minQuoteChars
@@ -151,7 +157,7 @@ func splitParsed(body string, extracted bool) []parsed {
 			}
 			caption = -1
 			if e := example; short && e >= 0 && marker == "" && paras[n] != out[e].para &&
-				len(out[e].code) < maxListTail && isShortCode(sent, samples) && endsShortCode(&laid, body, sents, n, samples) {
+				len(out[e].code) < maxListTail && isShortCode(sent, samples) && endsShortCode(layoutOf(), sents, n, samples) {
 				// and short program text is shown under the sentence before it, an example's
 				// caption ("Compute the current date." with "SELECT date();"), as one block
 				if lines := samples[sent]; lines != nil {
@@ -180,10 +186,7 @@ func splitParsed(body string, extracted bool) []parsed {
 				terms: terms, ids: newTermIDs(terms), quality: sentenceQuality(sent, terms), block: captionOnly(extracted, body, sent) || statements[sent],
 				pairs: internPairs(pairs), boiler: boilerplateBits(sent), lines: samples[sent], line: -1, para: paras[n]}
 			if code := looksLikeCode(sent) || isShellLine(sent); p.lines == nil && extracted && (code || !endsSentence(sent)) {
-				if laid == nil {
-					laid = newLayout(body)
-				}
-				if raw, i := laid.lineOf(sent, !code); i >= 0 && code {
+				if raw, i := layoutOf().lineOf(sent, !code); i >= 0 && code {
 					p.lines, p.line = []string{raw}, i
 				} else if i >= 0 {
 					p.layout, p.line = raw, i
@@ -305,17 +308,10 @@ func joinPrograms(body string, samples map[string][]string) (string, map[string]
 	}
 	indented := func(l string) bool { return l != "" && (l[0] == ' ' || l[0] == '\t') }
 	lines := strings.Split(body, "\n")
-	// blockEnd is the line after the block of non-blank lines from line i
-	blockEnd := func(i int) int {
-		for i < len(lines) && strings.TrimSpace(lines[i]) != "" {
-			i++
-		}
-		return i
-	}
 	out := make([]string, 0, len(lines))
 	for i := 0; i < len(lines); {
 		// the block from line i, and whether a line after its first is indented
-		end := blockEnd(i)
+		end := blockEnd(lines, i)
 		nested := slices.ContainsFunc(lines[min(i+1, end):end], indented)
 		first := strings.TrimSpace(lines[i])
 		if !nested || indented(lines[i]) || reListMarker.MatchString(first) || isProse(first) && endsSentence(first) {
@@ -332,7 +328,7 @@ func joinPrograms(body string, samples map[string][]string) (string, map[string]
 			if next == end || next >= len(lines) || !indented(lines[next]) {
 				break
 			}
-			end = blockEnd(next)
+			end = blockEnd(lines, next)
 		}
 		out, samples = appendSample(out, samples, lines[i:end])
 		i = end
@@ -361,17 +357,13 @@ func joinStatements(body string, samples map[string][]string) (_ string, _ map[s
 	lines := strings.Split(body, "\n")
 	out := make([]string, 0, len(lines))
 	for i := 0; i < len(lines); {
-		end := i
-		for end < len(lines) && strings.TrimSpace(lines[end]) != "" {
-			end++
-		}
-		one := oneLine(strings.Join(lines[i:max(end, i+1)], " "))
-		if end-i < 2 || len(one) > maxQuoteChars || len(text.Sentences(one)) != 1 || !looksLikeCode(codePart(strings.TrimSpace(lines[i]))) ||
-			slices.ContainsFunc(lines[i:end], func(l string) bool {
-				t := strings.TrimSpace(l)
-				c := codePart(t)
-				return samples[oneLine(t)] != nil || reListMarker.MatchString(t) || rePrompt.MatchString(t) || isProse(c) && endsSentence(c)
-			}) {
+		end := blockEnd(lines, i)
+		// the cheap tests first: most blocks are a paragraph of prose, a line of its own
+		if end-i < 2 || !looksLikeCode(codePart(strings.TrimSpace(lines[i]))) || slices.ContainsFunc(lines[i:end], func(l string) bool {
+			t := strings.TrimSpace(l)
+			c := codePart(t)
+			return samples[oneLine(t)] != nil || reListMarker.MatchString(t) || rePrompt.MatchString(t) || isProse(c) && endsSentence(c)
+		}) || notOneQuote(oneLine(strings.Join(lines[i:end], " "))) {
 			out = append(out, lines[i:max(end, i+1)]...)
 			i = max(end, i+1)
 			continue
@@ -385,6 +377,10 @@ func joinStatements(body string, samples map[string][]string) (_ string, _ map[s
 	}
 	return strings.Join(out, "\n"), samples, joined
 }
+
+// notOneQuote reports a block written on one line that no sentence quotes whole: too long to
+// quote, or split again by the sentence splitter.
+func notOneQuote(one string) bool { return len(one) > maxQuoteChars || len(text.Sentences(one)) != 1 }
 
 // codePart is a line of program text without its trailing comment ("SELECT date(); -- today"
 // is "SELECT date();"), when the text before the comment is program text; else the line.
@@ -460,23 +456,35 @@ func laidOutLine(l string) bool {
 	return smallWords(l) < 2
 }
 
-// endsShortCode reports whether the program text sents[n] is laid out ends its block, or the
-// next sentence is short program text too: an example's caption carries its program text
-// whole, never its first lines ("var c = make(chan int)" of a program after an explanation of
-// the one before). laid is the section's layout, made when first asked for.
-func endsShortCode(laid **layout, body string, sents []string, n int, samples map[string][]string) bool {
-	if *laid == nil {
-		*laid = newLayout(body)
-	}
-	_, i := (*laid).lineOf(sents[n], false)
+// endsShortCode reports whether the program text sents[n] ends its block as the section lays
+// it out (laid), or the next sentence is short program text too: an example's caption carries
+// its program text whole, never its first lines ("var c = make(chan int)" of a program after an
+// explanation of the one before).
+func endsShortCode(laid *layout, sents []string, n int, samples map[string][]string) bool {
+	_, i := laid.lineOf(sents[n], false)
 	if i < 0 {
 		return false
 	}
-	if i+1 >= len((*laid).lines) || strings.TrimSpace((*laid).lines[i+1]) == "" {
+	if i+1 >= len(laid.lines) || strings.TrimSpace(laid.lines[i+1]) == "" {
 		return true
 	}
-	next := strings.TrimSpace(strings.TrimRight(sents[min(n+1, len(sents)-1)], " …"))
-	return n+1 < len(sents) && len(next) < minQuoteChars && isShortCode(next, samples)
+	if n+1 >= len(sents) {
+		return false
+	}
+	next := trimSentence(sents[n+1])
+	return len(next) < minQuoteChars && isShortCode(next, samples)
+}
+
+// trimSentence is a sentence as splitParsed reads it: without the white space and the
+// ellipsis (markContinuations') around it.
+func trimSentence(s string) string { return strings.TrimSpace(strings.TrimRight(s, " …")) }
+
+// blockEnd is the index of the line after the block of non-blank lines from lines[i].
+func blockEnd(lines []string, i int) int {
+	for i < len(lines) && strings.TrimSpace(lines[i]) != "" {
+		i++
+	}
+	return i
 }
 
 // isShortCode reports program text that an example's caption may carry: a sample or program
