@@ -129,6 +129,7 @@ func TestLoop(t *testing.T) {
 		var csum [5]float64
 		var strat, cstrat [3][3]float64 // fixed-2, fixed-5, saturation: report, evidence, searches
 		var expect [3]float64           // saturation expected over the epsilon draw: report, evidence, searches
+		var oracle [2]float64           // the best report of rounds 2..5, all questions and complex ones
 		nc := 0
 		var bins [3][3]float64 // per difficulty (difficulty): questions, report, bm25
 		var evk [5]float64
@@ -253,6 +254,18 @@ func TestLoop(t *testing.T) {
 						cstrat[i][m] += st[m]
 					}
 				}
+			}
+			// an oracle gate, stopping each question at the round whose answer recalls most (two
+			// rounds at least, as the gate accepts): the most any stopping rule gets from this
+			// answer and these searches
+			best := 0.0
+			for k := 2; k <= min(strategyRounds, len(fresh)); k++ {
+				rep, _ := answerAt(k)
+				best = max(best, rep)
+			}
+			oracle[0] += best
+			if strings.HasPrefix(q.ID, "c-") {
+				oracle[1] += best
 			}
 			// the same gate's outcomes over every epsilon draw, each with its probability: the
 			// saturation a user's runs average, without the one draw's luck
@@ -386,6 +399,8 @@ func TestLoop(t *testing.T) {
 				set.name, name, strat[i][0]/n, strat[i][0]/sums[2], strat[i][1]/n, strat[i][2]/n, cstrat[i][0]/fc, cstrat[i][1]/fc, cstrat[i][2]/fc)
 		}
 		t.Logf("%s saturation expected over the epsilon draw: report %.3f evidence %.3f searches %.2f", set.name, expect[0]/n, expect[1]/n, expect[2]/n)
+		t.Logf("%s oracle gate (each question's best round of 2..5): report %.3f | complex report %.3f = %.2fx fixed-2",
+			set.name, oracle[0]/n, oracle[1]/fc, oracle[1]/cstrat[0][0])
 		t.Logf("%s saturation vs fixed-5: report %+.3f with %.0f%% of its searches; complex saturation vs fixed-2: %.2fx",
 			set.name, (strat[2][0]-strat[1][0])/n, 100*strat[2][2]/strat[1][2], cstrat[2][0]/cstrat[0][0])
 	}
