@@ -1652,8 +1652,21 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 				}
 				quote := cands[ps[i]].text
 				j := i + 1
+				// a list's items are bullets of their own ("- In SQLite, a column with type
+				// INTEGER PRIMARY KEY is an alias..." ran on inside the item before it), but those a
+				// caption introduces, which go under it (listed)
+				nested := false
 				for ; j < len(ps) && follows(cands[ps[j-1]], cands[ps[j]]); j++ {
-					quote += " " + cands[ps[j]].text
+					c, prev := cands[ps[j]], cands[ps[j-1]]
+					if reListMarker.MatchString(c.text) {
+						if !nested && !strings.HasSuffix(prev.text, ":") {
+							break
+						}
+						nested = true
+					} else if nested && c.para != prev.para {
+						nested = false
+					}
+					quote += " " + c.text
 				}
 				quote = escapeQuote(reListMarker.ReplaceAllString(quote, ""))
 				// a sample after a hole (a line too short to quote) belongs under the bullet before it

@@ -852,3 +852,25 @@ func TestExampleCaptionIsQuotedWithItsStatements(t *testing.T) {
 		t.Errorf("an explanation is quoted with the next program's statements:\n%s", out)
 	}
 }
+
+// TestAnswerQuotesListItemsAsBullets: the items of a list that no caption introduces are
+// bullets of their own; quoted one after another, the second ran on inside the first ("It is
+// usually not needed. - In SQLite, a column with type INTEGER PRIMARY KEY is an alias...").
+func TestAnswerQuotesListItemsAsBullets(t *testing.T) {
+	body := answerOne("What does the AUTOINCREMENT keyword cost, and when does an INTEGER PRIMARY KEY autoincrement?", "SQLite Autoincrement — 1. Summary",
+		"- The AUTOINCREMENT keyword imposes extra CPU, memory, disk space, and disk I/O overhead and should be avoided if not strictly needed. It is usually not needed.\n\n"+
+			"- In SQLite, a column with type INTEGER PRIMARY KEY is an alias for the ROWID which is always a 64-bit signed integer.\n\n"+
+			"- On an INSERT, if the INTEGER PRIMARY KEY column is not explicitly given a value, then it will be filled automatically with an unused integer.")
+	for _, want := range []string{
+		"- The AUTOINCREMENT keyword imposes extra CPU, memory, disk space, and disk I/O overhead and should be avoided if not strictly needed. It is usually not needed. [1]\n",
+		"\n- In SQLite, a column with type INTEGER PRIMARY KEY is an alias for the ROWID which is always a 64-bit signed integer. [1]\n",
+		"\n- On an INSERT, if the INTEGER PRIMARY KEY column is not explicitly given a value, then it will be filled automatically with an unused integer. [1]\n",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("findings lack the bullet %q:\n%s", want, body)
+		}
+	}
+	if strings.Contains(body, ". - ") {
+		t.Errorf("an item runs on inside the one before it:\n%s", body)
+	}
+}
