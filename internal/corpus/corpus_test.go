@@ -265,6 +265,10 @@ func TestQueryTerms(t *testing.T) {
 		{"NEAR(a b) AND c*", []string{"near"}}, // one-letter words carry no topic
 		{"How do I make a way to get the foreign_keys pragma working?", []string{"foreign", "keys", "pragma", "working"}},
 		{"gc gc GC", []string{"gc"}},
+		// a question-form word that names the subject is searched: after a determiner, and in
+		// the planner's keywords
+		{"Why does a list I use keep growing?", []string{"list", "keep", "growing"}},
+		{"list default argument", []string{"list", "default", "argument"}},
 		{"naïve café 日本語", []string{"naïve", "café", "日本語"}},
 		{"go1.22 -race", []string{"go1", "22", "race"}},
 	} {

@@ -91,12 +91,13 @@ const maxQueryTerms = 32
 // dropped, at most maxQueryTerms.
 func queryTerms(q string) ([]string, error) {
 	var terms []string
-	for _, w := range text.Words(q) {
-		if !text.IsContent(w) || text.IsQuestionForm(w) {
+	words := text.Words(q)
+	for i, w := range words {
+		if !text.IsContent(w) || text.QuestionFormAt(words, i) {
 			continue
 		}
 		for _, part := range strings.FieldsFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }) {
-			if !text.IsContent(part) || text.IsQuestionForm(part) || slices.Contains(terms, part) {
+			if !text.IsContent(part) || part != w && text.IsQuestionForm(part) || slices.Contains(terms, part) {
 				continue
 			}
 			terms = append(terms, part)

@@ -11,13 +11,14 @@ import (
 )
 
 // Terms are the question's content words in order, with the original casing of the first
-// occurrence, minus stopwords and question-form words (text.IsQuestionForm).
+// occurrence, minus stopwords and question-form words (text.QuestionFormAt).
 func Terms(question string) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, raw := range text.Tokens(question) {
-		w := strings.ToLower(raw)
-		if !text.IsContent(w) || text.IsQuestionForm(w) || seen[w] {
+	words := text.Words(question)
+	for i, raw := range text.Tokens(question) {
+		w := words[i]
+		if !text.IsContent(w) || text.QuestionFormAt(words, i) || seen[w] {
 			continue
 		}
 		seen[w] = true

@@ -12,6 +12,12 @@ func TestTerms(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Terms = %v, want %v", got, want)
 	}
+	// "list" is the subject here, not the asker's request ("List the tables")
+	got = Terms("Why does a list I use as a default argument in my Python function keep growing?")
+	want = []string{"list", "default", "argument", "Python", "function", "keep", "growing"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Terms = %v, want %v", got, want)
+	}
 }
 
 func TestQueriesNeverTheRawQuestion(t *testing.T) {

@@ -198,7 +198,44 @@ func hasDigit(s string) bool { return strings.IndexFunc(s, unicode.IsDigit) >= 0
 
 // IsQuestionForm reports whether w (lower case) carries the form of a question or request, not
 // its subject ("explain", "way", "get", "make"): a query built from a question drops it.
+// QuestionFormAt tells the same of a word in its sentence, for the words that are also what
+// documentation names ("a list", "git show", "make").
 func IsQuestionForm(w string) bool { return questionForm[w] }
+
+// QuestionFormAt reports whether words[i] (lower-case tokens of a question or query, stopwords
+// kept) carries the question's form. A word that can also be what documentation names ("list",
+// "show", "find", "get", "make", "give") is the subject after a determiner ("a list I use as a
+// default argument", "the list grows") and anywhere in a query of keywords (no stopwords: the
+// planner's "list default argument", which kept it as a term); elsewhere it is taken for the
+// asker's verb ("How do I get", "List the tables", "not give exactly 0.3"), as before. The other
+// question-form words ("explain", "way") are form wherever they stand.
+func QuestionFormAt(words []string, i int) bool {
+	w := words[i]
+	if !questionForm[w] {
+		return false
+	}
+	if !verbOrSubject[w] {
+		return true
+	}
+	if i > 0 && determiner[words[i-1]] {
+		return false
+	}
+	return slices.ContainsFunc(words, IsStopword)
+}
+
+// verbOrSubject are the question-form words that documentation also names as subjects.
+var verbOrSubject = setOf(`find show give list get make`)
+
+// determiner are the words after which a question-form word is a noun, the question's subject.
+var determiner = setOf(`a an the my our your his her its their this these those each every`)
+
+func setOf(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}
 
 var questionForm = func() map[string]bool {
 	m := map[string]bool{}

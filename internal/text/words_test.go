@@ -133,3 +133,34 @@ func TestAliasesTerms(t *testing.T) {
 		t.Errorf("no aliases: %v, want Terms' %v", got, want)
 	}
 }
+
+func TestQuestionFormAt(t *testing.T) {
+	for _, tt := range []struct {
+		sentence, word string
+		form           bool
+	}{
+		{"Why does a list I use as a default argument keep growing?", "list", false},
+		{"the site list grows", "list", true}, // no determiner right before it
+		{"as the list grows", "list", false},
+		{"List the tables of a database", "list", true},
+		{"list default argument Python function", "list", false}, // a query's keywords
+		{"git show merge", "show", false},
+		{"How do I get the current time?", "get", true},
+		{"How do I run a program and get its output?", "get", true},
+		{"Why does adding 0.1 and 0.2 not give exactly 0.3?", "give", true},
+		{"Show me the plan of a query", "show", true},
+		{"How do I find out what is using memory?", "find", true},
+		{"Please explain the memory model", "explain", true},
+		{"explain memory model", "explain", true},
+		{"What is the best way to copy a table?", "way", true},
+	} {
+		words := Words(tt.sentence)
+		i := slices.Index(words, tt.word)
+		if i < 0 {
+			t.Fatalf("%q holds no %q", tt.sentence, tt.word)
+		}
+		if got := QuestionFormAt(words, i); got != tt.form {
+			t.Errorf("QuestionFormAt(%q, %q) = %v, want %v", tt.sentence, tt.word, got, tt.form)
+		}
+	}
+}
