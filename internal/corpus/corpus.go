@@ -332,7 +332,7 @@ func (x *Index) Version(ctx context.Context) (string, error) {
 
 // searchVersion changes whenever the same index answers a query differently (query words,
 // ranking, collapsing repeats), so searches cached by an older build are not served again.
-const searchVersion = "s2"
+const searchVersion = "s3" // s3: question-form words kept as subjects (text.QuestionFormAt)
 
 // bumpVersion gives the corpus a new generation; a random one, so a corpus rebuilt from
 // nothing never repeats the generation of the one it replaces.
