@@ -1627,6 +1627,7 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 			labelled = labelled || labels.from[s]
 			ps := bySrc[s]
 			slices.SortFunc(ps, func(x, y int) int { return cands[x].idx - cands[y].idx })
+			view := shownCode(cands, ps)
 			// a quote from a section the corpus merged into the passage goes under that
 			// section's heading, so that no sentence reads as under a heading it does not sit
 			// under; when every quote does, the inner heading takes the place of the passage's
@@ -1675,7 +1676,7 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 				}
 				quote = escapeQuote(reListMarker.ReplaceAllString(quote, ""))
 				// a sample after a hole (a line too short to quote) belongs under the bullet before it
-				writeQuote(&b, cands, ps[i:j], quote, cite, i > 0 && cands[ps[i-1]].sec == sec)
+				writeQuote(&b, view, ps[i:j], quote, cite, i > 0 && cands[ps[i-1]].sec == sec)
 				quotes[n] = append(quotes[n], quote)
 				i = j
 			}
@@ -1688,6 +1689,39 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 		}
 	}
 	return strings.TrimSpace(b.String()) + "\n", order, quotes
+}
+
+// shownCode is cands as the quotes ps of one source write them: a quote's short program text
+// (candidate.code) that a program quoted from the source shows already is not shown again
+// under it (an item of a callout list under the example's block, both quoted: "$ git reset
+// --hard HEAD~3" under "Rewind the master branch..." below the block that holds it). cands
+// itself when nothing is left out.
+func shownCode(cands []candidate, ps []int) []candidate {
+	var lines map[string]bool
+	for _, p := range ps {
+		for _, l := range cands[p].lines {
+			if lines == nil {
+				lines = map[string]bool{}
+			}
+			if m := reCallout.FindStringSubmatch(l); m != nil {
+				l = m[1]
+			}
+			lines[strings.TrimSpace(l)] = true
+		}
+	}
+	if lines == nil {
+		return cands
+	}
+	out := cands
+	for _, p := range ps {
+		if c := cands[p]; c.code != nil && !slices.ContainsFunc(c.code, func(l string) bool { return !lines[strings.TrimSpace(l)] }) {
+			if &out[0] == &cands[0] {
+				out = slices.Clone(cands)
+			}
+			out[p].code = nil
+		}
+	}
+	return out
 }
 
 // writeQuote writes one quote (group: consecutive sentences of a section; quote: them on one

@@ -874,3 +874,50 @@ func TestAnswerQuotesListItemsAsBullets(t *testing.T) {
 		t.Errorf("an item runs on inside the one before it:\n%s", body)
 	}
 }
+
+// TestCalloutItemsShowTheirCommand: an AsciiDoc example writes its commands marked <1>, <2>, <3>
+// and then a list explaining each (git's manual pages); an item quoted without its block lacked
+// the command it explains ("Changes between the index and your last commit" without "$ git diff
+// --cached"). A session flattened onto one line, its numbers not starting at 1, lends no item
+// its text.
+func TestCalloutItemsShowTheirCommand(t *testing.T) {
+	body := answerOne("How do I see what I staged for the next commit, and compare two branches, with git diff?", "git-diff(1) — EXAMPLES",
+		"Various ways to check your working tree\n\n$ git diff            <1>\n$ git diff --cached   <2>\n$ git diff HEAD       <3>\n\n"+
+			"- Changes in the working tree not yet staged for the next commit.\n\n"+
+			"- Changes between the index and your last commit; what you would be committing if you run git commit without -a option.\n\n"+
+			"- Changes in the working tree since your last commit; what you would be committing if you run git commit -a\n\n"+
+			"Comparing branches\n\n$ git pull <1> Auto-merging nitfol Merge made by recursive. $ git diff topic...master     <2>\n\n"+
+			"- Changes between the tips of the topic and the master branches, when two branches are compared.\n\n"+
+			"- Changes that occurred on the master branch since when the topic branch was started off it.\n")
+	for _, want := range []string{
+		"- Changes in the working tree not yet staged for the next commit. [1]\n  ```\n  $ git diff\n  ```\n",
+		"- Changes between the index and your last commit; what you would be committing if you run git commit without -a option. [1]\n  ```\n  $ git diff --cached\n  ```\n",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("findings lack %q:\n%s", want, body)
+		}
+	}
+	if strings.Contains(body, "Auto-merging") {
+		t.Errorf("an item is shown with a flattened session:\n%s", body)
+	}
+}
+
+// TestShownCodeIsNotRepeated: an item's command that the source's quoted block shows already
+// is not shown again under it; cands itself is left as it was.
+func TestShownCodeIsNotRepeated(t *testing.T) {
+	cands := []candidate{
+		{text: "$ git branch topic/wip <1> $ git reset --hard HEAD~3 <2>", lines: []string{"$ git branch topic/wip          <1>", "$ git reset --hard HEAD~3       <2>"}},
+		{text: "- Rewind the master branch to get rid of those three commits.", code: []string{"$ git reset --hard HEAD~3"}},
+		{text: "- Start a new branch for the work.", code: []string{"$ git switch -c topic/wip"}},
+	}
+	view := shownCode(cands, []int{0, 1, 2})
+	if view[1].code != nil || view[2].code == nil {
+		t.Errorf("codes shown: %q and %q; want the second only", view[1].code, view[2].code)
+	}
+	if cands[1].code == nil {
+		t.Error("shownCode changed the candidates it was given")
+	}
+	if view := shownCode(cands, []int{1, 2}); view[1].code == nil {
+		t.Error("without the block quoted, the item's command is left out")
+	}
+}

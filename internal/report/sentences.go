@@ -2,7 +2,9 @@ package report
 
 import (
 	"hash/maphash"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -130,6 +132,10 @@ func splitParsed(body string, extracted bool) []parsed {
 			body, samples = joinPrograms(body, samples)
 			body, samples, statements = joinStatements(body, samples)
 		}
+		var callouts []callout // a callout list's items, each with its program line
+		if extracted && strings.Contains(body, "<1>") {
+			callouts = calloutLines(body)
+		}
 		var laid *layout // the section's lines, when a sentence asks
 		layoutOf := func() *layout {
 			if laid == nil {
@@ -185,6 +191,11 @@ func splitParsed(body string, extracted bool) []parsed {
 			p := parsed{idx: k, sec: si, heading: sec.heading, text: sent, key: key, keyHash: keyHashOf(key),
 				terms: terms, ids: newTermIDs(terms), quality: sentenceQuality(sent, terms), block: captionOnly(extracted, body, sent) || statements[sent],
 				pairs: internPairs(pairs), boiler: boilerplateBits(sent), lines: samples[sent], line: -1, para: paras[n]}
+			if marker != "" && callouts != nil {
+				if line := calloutOf(callouts, sent[len(marker):]); line != "" {
+					p.code = []string{line}
+				}
+			}
 			if code := looksLikeCode(sent) || isShellLine(sent); p.lines == nil && extracted && (code || !endsSentence(sent)) {
 				if raw, i := layoutOf().lineOf(sent, !code); i >= 0 && code {
 					p.lines, p.line = []string{raw}, i
@@ -503,3 +514,72 @@ func isShortCode(s string, samples map[string][]string) bool {
 // isShellLine reports a command at a shell prompt ("$ git stash list"): quoted for itself (a
 // command is often the answer), and laid out with its block's other lines.
 func isShellLine(s string) bool { return strings.HasPrefix(s, "$ ") }
+
+// reCallout matches a program line that ends in a callout number ("$ git diff --cached   <2>"),
+// the number the list after the block explains it by.
+var reCallout = regexp.MustCompile(`^(.*\S)\s+<(\d+)>\s*$`)
+
+// calloutLines lists each item of a callout list (its first line, without the marker) with the
+// program line its position numbers, the callout taken off: AsciiDoc's examples (git's manual
+// pages) write a block of commands marked <1>, <2>, <3> and then a list explaining each, so an
+// item quoted alone ("Changes between the index and your last commit") lacks the command it
+// explains ("$ git diff --cached").
+func calloutLines(body string) []callout {
+	var out []callout
+	lines := strings.Split(body, "\n")
+	for i := 0; i < len(lines); i++ {
+		marked := map[int]string{}
+		for ; i < len(lines); i++ {
+			m := reCallout.FindStringSubmatch(lines[i])
+			if m == nil {
+				break
+			}
+			n, _ := strconv.Atoi(m[2])
+			marked[n] = strings.TrimSpace(m[1])
+		}
+		// numbered from 1 on, a command a line: a session flattened onto one line ("$ git pull
+		// <1> Auto-merging nitfol ... $ git reset --merge ORIG_HEAD <2>") is no such block
+		complete := len(marked) > 0
+		for n, line := range marked {
+			complete = complete && n >= 1 && n <= len(marked) && len(line) <= maxCalloutLine
+		}
+		if !complete {
+			continue
+		}
+		// the list after the block, blank lines between its items: the k-th item explains <k>
+		for k := 1; i < len(lines); i++ {
+			l := strings.TrimSpace(lines[i])
+			if l == "" {
+				continue
+			}
+			marker := reListMarker.FindString(l)
+			if marker == "" {
+				i-- // the next block may be another example's
+				break
+			}
+			if line, ok := marked[k]; ok {
+				out = append(out, callout{item: l[len(marker):], line: line})
+			}
+			k++
+		}
+	}
+	return out
+}
+
+// maxCalloutLine is the longest program line a callout list's item is shown with.
+const maxCalloutLine = 100
+
+// callout is an item of a callout list (its first line, without the marker) and the program
+// line it explains.
+type callout struct{ item, line string }
+
+// calloutOf is the program line a callout list's item explains (sent: one of its sentences,
+// without the marker), "" when sent opens no item of one.
+func calloutOf(callouts []callout, sent string) string {
+	for _, c := range callouts {
+		if strings.HasPrefix(c.item, sent) || strings.HasPrefix(sent, c.item) {
+			return c.line
+		}
+	}
+	return ""
+}
