@@ -1661,9 +1661,15 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 				// a list's items are bullets of their own ("- In SQLite, a column with type
 				// INTEGER PRIMARY KEY is an alias..." ran on inside the item before it), but those a
 				// caption introduces, which go under it (listed)
-				nested := false
+				// and a caption in the paragraph after an item is no part of it ("When the debug
+				// mode is enabled:" after the item before it, with the list it introduces; an
+				// item's next paragraph of prose stays with it)
+				nested, item := false, reListMarker.MatchString(quote)
 				for ; j < len(ps) && follows(cands[ps[j-1]], cands[ps[j]]); j++ {
 					c, prev := cands[ps[j]], cands[ps[j-1]]
+					if item && !nested && c.para != prev.para && isCaption(c.text) {
+						break
+					}
 					if reListMarker.MatchString(c.text) {
 						if !nested && !strings.HasSuffix(prev.text, ":") {
 							break

@@ -921,3 +921,22 @@ func TestShownCodeIsNotRepeated(t *testing.T) {
 		t.Error("without the block quoted, the item's command is left out")
 	}
 }
+
+// TestAnswerQuotesTheParagraphAfterAnItemApart: the paragraph after a list's item, a caption of
+// the list after it, is a bullet of its own with that list under it; it ran on inside the item
+// ("...-W default command line option. When the debug mode is enabled: - asyncio checks...").
+func TestAnswerQuotesTheParagraphAfterAnItemApart(t *testing.T) {
+	body := answerOne("How do I enable asyncio debug mode and what does the debug mode check?", "Developing with asyncio — Debug Mode",
+		"- configuring the warnings module to display ResourceWarning warnings in asyncio debug mode. One way of doing that is by using the -W default command line option.\n\n"+
+			"When the asyncio debug mode is enabled:\n\n"+
+			"- asyncio checks for coroutines that were not awaited and logs them in debug mode.\n\n"+
+			"- Many non-threadsafe asyncio APIs raise an exception in debug mode if they are called from a wrong thread.")
+	want := "- When the asyncio debug mode is enabled:\n  - asyncio checks for coroutines that were not awaited and logs them in debug mode.\n" +
+		"  - Many non-threadsafe asyncio APIs raise an exception in debug mode if they are called from a wrong thread. [1]\n"
+	if !strings.Contains(body, want) {
+		t.Errorf("findings lack %q:\n%s", want, body)
+	}
+	if strings.Contains(body, "option. When") {
+		t.Errorf("the paragraph after an item runs on inside it:\n%s", body)
+	}
+}
