@@ -15,8 +15,12 @@ import (
 func Terms(question string) []string {
 	seen := map[string]bool{}
 	var out []string
-	words := text.Words(question)
-	for i, raw := range text.Tokens(question) {
+	tokens := text.Tokens(question)
+	words := make([]string, len(tokens))
+	for i, raw := range tokens {
+		words[i] = strings.ToLower(raw)
+	}
+	for i, raw := range tokens {
 		w := words[i]
 		if !text.IsContent(w) || text.QuestionFormAt(words, i) || seen[w] {
 			continue

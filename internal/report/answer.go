@@ -1660,11 +1660,10 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 				j := i + 1
 				// a list's items are bullets of their own ("- In SQLite, a column with type
 				// INTEGER PRIMARY KEY is an alias..." ran on inside the item before it), but those a
-				// caption introduces, which go under it (listed)
-				// and a caption in the paragraph after an item is no part of it ("When the debug
-				// mode is enabled:" after the item before it, with the list it introduces; an
-				// item's next paragraph of prose stays with it)
-				nested, item := false, reListMarker.MatchString(quote)
+				// caption introduces, which go under it (listed); and a caption in the paragraph
+				// after an item is no part of it ("When the debug mode is enabled:", with the list
+				// it introduces), while an item's next paragraph of prose stays with it
+				nested, item := false, reListMarker.MatchString(cands[ps[i]].text)
 				for ; j < len(ps) && follows(cands[ps[j-1]], cands[ps[j]]); j++ {
 					c, prev := cands[ps[j]], cands[ps[j-1]]
 					if item && !nested && c.para != prev.para && isCaption(c.text) {
@@ -1703,26 +1702,24 @@ func renderAnswer(aspects []string, sources []research.Source, cands []candidate
 // --hard HEAD~3" under "Rewind the master branch..." below the block that holds it). cands
 // itself when nothing is left out.
 func shownCode(cands []candidate, ps []int) []candidate {
-	var lines map[string]bool
+	var lines map[string]bool // made for the first program quoted: most sources quote none
 	for _, p := range ps {
 		for _, l := range cands[p].lines {
 			if lines == nil {
 				lines = map[string]bool{}
 			}
-			if m := reCallout.FindStringSubmatch(l); m != nil {
-				l = m[1]
-			}
-			lines[strings.TrimSpace(l)] = true
+			l, _ = splitCallout(l)
+			lines[l] = true
 		}
 	}
 	if lines == nil {
 		return cands
 	}
-	out := cands
+	out, cloned := cands, false
 	for _, p := range ps {
 		if c := cands[p]; c.code != nil && !slices.ContainsFunc(c.code, func(l string) bool { return !lines[strings.TrimSpace(l)] }) {
-			if &out[0] == &cands[0] {
-				out = slices.Clone(cands)
+			if !cloned {
+				out, cloned = slices.Clone(cands), true
 			}
 			out[p].code = nil
 		}

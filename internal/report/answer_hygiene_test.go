@@ -861,15 +861,10 @@ func TestAnswerQuotesListItemsAsBullets(t *testing.T) {
 		"- The AUTOINCREMENT keyword imposes extra CPU, memory, disk space, and disk I/O overhead and should be avoided if not strictly needed. It is usually not needed.\n\n"+
 			"- In SQLite, a column with type INTEGER PRIMARY KEY is an alias for the ROWID which is always a 64-bit signed integer.\n\n"+
 			"- On an INSERT, if the INTEGER PRIMARY KEY column is not explicitly given a value, then it will be filled automatically with an unused integer.")
-	for _, want := range []string{
+	findingsHold(t, body,
 		"- The AUTOINCREMENT keyword imposes extra CPU, memory, disk space, and disk I/O overhead and should be avoided if not strictly needed. It is usually not needed. [1]\n",
 		"\n- In SQLite, a column with type INTEGER PRIMARY KEY is an alias for the ROWID which is always a 64-bit signed integer. [1]\n",
-		"\n- On an INSERT, if the INTEGER PRIMARY KEY column is not explicitly given a value, then it will be filled automatically with an unused integer. [1]\n",
-	} {
-		if !strings.Contains(body, want) {
-			t.Errorf("findings lack the bullet %q:\n%s", want, body)
-		}
-	}
+		"\n- On an INSERT, if the INTEGER PRIMARY KEY column is not explicitly given a value, then it will be filled automatically with an unused integer. [1]\n")
 	if strings.Contains(body, ". - ") {
 		t.Errorf("an item runs on inside the one before it:\n%s", body)
 	}
@@ -889,14 +884,9 @@ func TestCalloutItemsShowTheirCommand(t *testing.T) {
 			"Comparing branches\n\n$ git pull <1> Auto-merging nitfol Merge made by recursive. $ git diff topic...master     <2>\n\n"+
 			"- Changes between the tips of the topic and the master branches, when two branches are compared.\n\n"+
 			"- Changes that occurred on the master branch since when the topic branch was started off it.\n")
-	for _, want := range []string{
+	findingsHold(t, body,
 		"- Changes in the working tree not yet staged for the next commit. [1]\n  ```\n  $ git diff\n  ```\n",
-		"- Changes between the index and your last commit; what you would be committing if you run git commit without -a option. [1]\n  ```\n  $ git diff --cached\n  ```\n",
-	} {
-		if !strings.Contains(body, want) {
-			t.Errorf("findings lack %q:\n%s", want, body)
-		}
-	}
+		"- Changes between the index and your last commit; what you would be committing if you run git commit without -a option. [1]\n  ```\n  $ git diff --cached\n  ```\n")
 	if strings.Contains(body, "Auto-merging") {
 		t.Errorf("an item is shown with a flattened session:\n%s", body)
 	}
@@ -933,10 +923,18 @@ func TestAnswerQuotesTheParagraphAfterAnItemApart(t *testing.T) {
 			"- Many non-threadsafe asyncio APIs raise an exception in debug mode if they are called from a wrong thread.")
 	want := "- When the asyncio debug mode is enabled:\n  - asyncio checks for coroutines that were not awaited and logs them in debug mode.\n" +
 		"  - Many non-threadsafe asyncio APIs raise an exception in debug mode if they are called from a wrong thread. [1]\n"
-	if !strings.Contains(body, want) {
-		t.Errorf("findings lack %q:\n%s", want, body)
-	}
+	findingsHold(t, body, want)
 	if strings.Contains(body, "option. When") {
 		t.Errorf("the paragraph after an item runs on inside it:\n%s", body)
+	}
+}
+
+// findingsHold fails t for each of wants the findings body does not hold.
+func findingsHold(t *testing.T, body string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(body, want) {
+			t.Errorf("findings lack %q:\n%s", want, body)
+		}
 	}
 }

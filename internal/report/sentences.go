@@ -519,6 +519,17 @@ func isShellLine(s string) bool { return strings.HasPrefix(s, "$ ") }
 // the number the list after the block explains it by.
 var reCallout = regexp.MustCompile(`^(.*\S)\s+<(\d+)>\s*$`)
 
+// splitCallout is a program line without its callout number, and the number (0 when the line
+// ends in none).
+func splitCallout(l string) (line string, n int) {
+	m := reCallout.FindStringSubmatch(l)
+	if m == nil {
+		return strings.TrimSpace(l), 0
+	}
+	n, _ = strconv.Atoi(m[2])
+	return strings.TrimSpace(m[1]), n
+}
+
 // calloutLines lists each item of a callout list (its first line, without the marker) with the
 // program line its position numbers, the callout taken off: AsciiDoc's examples (git's manual
 // pages) write a block of commands marked <1>, <2>, <3> and then a list explaining each, so an
@@ -530,12 +541,11 @@ func calloutLines(body string) []callout {
 	for i := 0; i < len(lines); i++ {
 		marked := map[int]string{}
 		for ; i < len(lines); i++ {
-			m := reCallout.FindStringSubmatch(lines[i])
-			if m == nil {
+			line, n := splitCallout(lines[i])
+			if n == 0 {
 				break
 			}
-			n, _ := strconv.Atoi(m[2])
-			marked[n] = strings.TrimSpace(m[1])
+			marked[n] = line
 		}
 		// numbered from 1 on, a command a line: a session flattened onto one line ("$ git pull
 		// <1> Auto-merging nitfol ... $ git reset --merge ORIG_HEAD <2>") is no such block

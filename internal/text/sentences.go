@@ -216,15 +216,9 @@ func startsSentence(r rune) bool {
 }
 
 // abbreviations end with a dot that does not end a sentence.
-var abbreviations = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`mr mrs ms dr prof st vs cf fig figs approx inc ltd jr sr co
-		corp dept est al ca resp vol pp ed eds eq sec ch ref refs jan feb mar apr jun jul aug sep sept
-		oct nov dec mt gen gov univ ex incl e.g i.e`) {
-		abbreviations[w] = true
-	}
-}
+var abbreviations = setOf(`mr mrs ms dr prof st vs cf fig figs approx inc ltd jr sr co
+	corp dept est al ca resp vol pp ed eds eq sec ch ref refs jan feb mar apr jun jul aug sep sept
+	oct nov dec mt gen gov univ ex incl e.g i.e`)
 
 // notAnEnd reports whether the dot after before is part of an abbreviation, an initial, dotted
 // letters ("U.S"), a list number at the start of the block or "No." before a number.

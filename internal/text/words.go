@@ -229,6 +229,7 @@ var verbOrSubject = setOf(`find show give list get make`)
 // determiner are the words after which a question-form word is a noun, the question's subject.
 var determiner = setOf(`a an the my our your his her its their this these those each every`)
 
+// setOf is the set of the words of a space-separated list.
 func setOf(words string) map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(words) {
@@ -237,34 +238,22 @@ func setOf(words string) map[string]bool {
 	return m
 }
 
-var questionForm = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`explain describe tell know find show give list want like please
-		anything something way ways get make`) {
-		m[w] = true
-	}
-	return m
-}()
+var questionForm = setOf(`explain describe tell know find show give list want like please
+	anything something way ways get make`)
 
 // IsStopword reports whether w (lower case) carries no topic on its own: function words,
 // question words and the filler of technical prose ("e.g", "via", "using").
 func IsStopword(w string) bool { return stopwords[w] }
 
-var stopwords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`a about above after again against all also am an and any are
-		aren't as at be because been before being below between both but by can can't cannot could
-		couldn't did didn't do does doesn't doing don't down during each e.g eg etc few for from
-		further had hadn't has hasn't have haven't having he he'd he'll her here hers herself him
-		himself his how i i'd i'll i'm i've i.e ie if in into is isn't it it'll its itself just let
-		let's me may might more most must mustn't my myself no nor not now of off on once only or
-		other ought our ours ourselves out over own per same shall shan't she should shouldn't so
-		some such than that the their theirs them themselves then there these they they'd they'll
-		they're they've this those through to too under until up upon use used uses using very via
-		vs was wasn't we we'd we'll we're we've were weren't what when where whether which while who
-		whom whose why will with won't would wouldn't you you'd you'll you're you've your yours
-		yourself yourselves`) {
-		m[w] = true
-	}
-	return m
-}()
+var stopwords = setOf(`a about above after again against all also am an and any are
+	aren't as at be because been before being below between both but by can can't cannot could
+	couldn't did didn't do does doesn't doing don't down during each e.g eg etc few for from
+	further had hadn't has hasn't have haven't having he he'd he'll her here hers herself him
+	himself his how i i'd i'll i'm i've i.e ie if in into is isn't it it'll its itself just let
+	let's me may might more most must mustn't my myself no nor not now of off on once only or
+	other ought our ours ourselves out over own per same shall shan't she should shouldn't so
+	some such than that the their theirs them themselves then there these they they'd they'll
+	they're they've this those through to too under until up upon use used uses using very via
+	vs was wasn't we we'd we'll we're we've were weren't what when where whether which while who
+	whom whose why will with won't would wouldn't you you'd you'll you're you've your yours
+	yourself yourselves`)
